@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mcpparity/mcpparity/impl"
+)
+
+func init() {
+	register("serve-ref", "serve the reference pool's HTTP contract", runServeRef)
+}
+
+func runServeRef(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve-ref", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	state := fs.String("state", "", "state folder (bbolt store)")
+	workspace := fs.String("workspace", "", "workspace folder ({workspace} in the catalog)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *state == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "serve-ref: --state is required and no positional argument is taken")
+		return 2
+	}
+	srv, err := impl.Start(*addr, *state, impl.Options{Workspace: *workspace})
+	if err != nil {
+		fmt.Fprintf(stderr, "serve-ref: %v\n", err)
+		return 2
+	}
+	fmt.Fprintln(stdout, srv.Addr())
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		fmt.Fprintf(stderr, "serve-ref: shutdown: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,62 @@
+package impl
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Server is the reference target: the contract handler over a pool, on a
+// listener.
+type Server struct {
+	Pool *Pool
+	srv  *http.Server
+	ln   net.Listener
+	done chan error
+}
+
+// Start opens the store of stateDir, listens on addr and serves the
+// contract until Shutdown.
+func Start(addr, stateDir string, opts Options) (*Server, error) {
+	store, err := NewStore(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	pool := NewPool(store, opts)
+	s := &Server{
+		Pool: pool,
+		srv:  &http.Server{Handler: Handler(pool), ReadHeaderTimeout: 10 * time.Second},
+		ln:   ln,
+		done: make(chan error, 1),
+	}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URL is the base URL of the contract.
+func (s *Server) URL() string { return "http://" + s.Addr() }
+
+// Shutdown stops accepting requests, waits for those in flight (until ctx
+// ends), then closes every session and ends every server process.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close()
+	}
+	if serr := <-s.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if cerr := s.Pool.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,135 @@
+package impl
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newTransport builds the go-sdk transport of a configured server (P6).
+func (p *Pool) newTransport(cfg MCPServerConfig) mcp.Transport {
+	if cfg.Transport() == TransportStdio {
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd.Env = serverEnv(p.opts.BaseEnv, cfg.Env)
+		cmd.Stderr = p.opts.ServerStderr
+		return &groupTransport{cmd: cmd}
+	}
+	// P6: Streamable HTTP; the SDK follows Mcp-Session-Id and reads JSON or
+	// SSE answers; configured headers go on every request.
+	return &mcp.StreamableClientTransport{
+		Endpoint:   cfg.URL,
+		HTTPClient: &http.Client{Transport: headerTransport{headers: cfg.Headers, base: p.opts.HTTPTransport}},
+	}
+}
+
+// serverEnv implements P6 for stdio: the service environment plus the
+// configured env (configured values win).
+func serverEnv(base []string, env map[string]string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	out := append([]string(nil), base...)
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env[k])
+	}
+	return out
+}
+
+// headerTransport sets the configured headers on every request (P6).
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return base.RoundTrip(req)
+}
+
+// groupTransport runs a stdio server in its own process group and ends the
+// whole group when the connection closes, so that a launcher such as npx
+// leaves no child behind.
+type groupTransport struct {
+	cmd  *exec.Cmd
+	conn *groupConn // set once started
+}
+
+// abort ends the process group if the transport started one; used when the
+// handshake fails after the process started.
+func (t *groupTransport) abort() {
+	if t.conn != nil {
+		_ = t.conn.Close()
+	}
+}
+
+// stdinGrace is how long a closing stdio server may take to exit on its own
+// after its stdin closes, before its group is signalled.
+const stdinGrace = 2 * time.Second
+
+func (t *groupTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	t.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: stdinGrace}
+	conn, err := inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.conn = &groupConn{Connection: conn, pid: t.cmd.Process.Pid}
+	return t.conn, nil
+}
+
+type groupConn struct {
+	mcp.Connection
+	pid  int
+	once sync.Once
+	err  error
+}
+
+func (c *groupConn) Close() error {
+	c.once.Do(func() {
+		done := make(chan error, 1)
+		go func() { done <- c.Connection.Close() }()
+		select {
+		case c.err = <-done:
+		case <-time.After(stdinGrace):
+			// The direct child ignores stdin's end: end the group now, which
+			// also unblocks the SDK's own wait.
+			killGroup(c.pid)
+			c.err = <-done
+		}
+		killGroup(c.pid) // grandchildren (npx → node) share the group
+		var ee *exec.ExitError
+		if errors.As(c.err, &ee) {
+			c.err = nil // a signalled server is the expected end
+		}
+	})
+	return c.err
+}
+
+func killGroup(pid int) {
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+var _ io.Closer = (*groupConn)(nil)
