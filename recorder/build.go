@@ -1,0 +1,341 @@
+package recorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// Recording is raw captured traffic, before normalization: HTTP exchanges
+// (from a Proxy) or stdio lines (from a Stdio), in the order observed.
+type Recording struct {
+	Transport string
+	Exchanges []fixtures.Exchange
+	Lines     []fixtures.Line
+}
+
+// Config is what the builder needs beyond the traffic.
+type Config struct {
+	// Name of the recording (manifest.name), required.
+	Name string
+	// SDKModule and SDKVersion name the server's SDK (see GoSDK).
+	SDKModule  string
+	SDKVersion string
+	// Headers names the configured request headers: they are kept in the
+	// fixture and their values are secrets.
+	Headers []string
+	// Secrets are further values never to be written (configured tokens,
+	// configured environment values).
+	Secrets []string
+}
+
+// minCheckedSecret is the shortest secret whose absence Build verifies in
+// the encoded fixture; shorter values are still replaced where they occur.
+const minCheckedSecret = 4
+
+// Build normalizes a recording into a fixture and fills its manifest from the
+// traffic. The result is deterministic: the same traffic gives the same bytes
+// through fixtures.Encode.
+func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
+	if cfg.Name == "" {
+		return nil, errors.New("recorder: the recording has no name")
+	}
+	f := &fixtures.Fixture{Format: fixtures.FormatVersion, Manifest: fixtures.Manifest{
+		Name:       cfg.Name,
+		Transport:  rec.Transport,
+		SDKModule:  cfg.SDKModule,
+		SDKVersion: cfg.SDKVersion,
+		Tools:      []string{},
+	}}
+	secrets := collectSecrets(rec, cfg)
+	var msgs []message // every JSON-RPC message, for the manifest
+	switch rec.Transport {
+	case fixtures.TransportHTTP:
+		exs := answered(rec.Exchanges)
+		if len(exs) == 0 {
+			return nil, errors.New("recorder: no answered HTTP exchange was recorded")
+		}
+		r := newReplacer(secrets, sessionPlaceholders(exs))
+		reqAllowed := allowSet(RequestHeaders, cfg.Headers)
+		respAllowed := allowSet(ResponseHeaders)
+		for _, ex := range exs {
+			f.HTTP = append(f.HTTP, normalizeExchange(ex, r, reqAllowed, respAllowed))
+			msgs = append(msgs, exchangeMessages(ex)...)
+		}
+		f.Manifest.ResponseMode = responseMode(exs)
+	case fixtures.TransportStdio:
+		if len(rec.Lines) == 0 {
+			return nil, errors.New("recorder: no stdio line was recorded")
+		}
+		r := newReplacer(secrets, nil)
+		for _, l := range rec.Lines {
+			f.Stdio = append(f.Stdio, fixtures.Line{Dir: l.Dir, Message: r.json(l.Message)})
+			msgs = append(msgs, parseMessages(l.Message, l.Dir == fixtures.DirSend)...)
+		}
+	default:
+		return nil, fmt.Errorf("recorder: unknown transport %q", rec.Transport)
+	}
+	if err := fillManifest(&f.Manifest, msgs); err != nil {
+		return nil, err
+	}
+	if err := f.Check(); err != nil {
+		return nil, fmt.Errorf("recorder: built fixture is invalid: %w", err)
+	}
+	data, err := fixtures.Encode(f)
+	if err != nil {
+		return nil, fmt.Errorf("recorder: encoding the fixture: %w", err)
+	}
+	for _, s := range secrets {
+		if len(s) >= minCheckedSecret && bytes.Contains(data, []byte(s)) {
+			return nil, fmt.Errorf("recorder: a secret value (%d bytes) survived normalization; refusing to build the fixture", len(s))
+		}
+	}
+	return f, nil
+}
+
+// collectSecrets gathers the configured secrets, the Authorization values
+// (whole, and the credentials after the scheme) and the values of configured
+// headers seen in requests.
+func collectSecrets(rec Recording, cfg Config) []string {
+	var out []string
+	for _, s := range cfg.Secrets {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	secretHeaders := allowSet([]string{"Authorization"}, cfg.Headers)
+	for _, ex := range rec.Exchanges {
+		for k, v := range ex.Request.Headers {
+			if !secretHeaders[http.CanonicalHeaderKey(k)] {
+				continue
+			}
+			for _, part := range strings.Split(v, ", ") {
+				out = append(out, v, part)
+				if _, cred, ok := strings.Cut(part, " "); ok && strings.TrimSpace(cred) != "" {
+					out = append(out, strings.TrimSpace(cred))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// answered drops the exchanges that never got an answer (the client left
+// first) and renumbers the rest, moving event positions along.
+func answered(in []fixtures.Exchange) []fixtures.Exchange {
+	newSeq := make([]int, len(in)+1) // old seq -> new seq of the last kept request at or before it
+	var out []fixtures.Exchange
+	for i, ex := range in {
+		if ex.Response.Status != 0 {
+			out = append(out, ex)
+		}
+		newSeq[i+1] = len(out)
+	}
+	for i := range out {
+		out[i].Seq = i + 1
+		evs := make([]fixtures.Event, len(out[i].Response.Events))
+		for j, e := range out[i].Response.Events {
+			if e.After >= 0 && e.After < len(newSeq) {
+				e.After = newSeq[e.After]
+			}
+			evs[j] = e
+		}
+		if len(evs) == 0 {
+			evs = nil
+		}
+		out[i].Response.Events = evs
+	}
+	return out
+}
+
+// sessionPlaceholders numbers the distinct session ids in order of first
+// appearance (request header, then response header, exchange by exchange).
+func sessionPlaceholders(exs []fixtures.Exchange) map[string]string {
+	m := map[string]string{}
+	see := func(h map[string]string) {
+		for k, v := range h {
+			if http.CanonicalHeaderKey(k) == "Mcp-Session-Id" && v != "" {
+				if _, ok := m[v]; !ok {
+					m[v] = fixtures.SessionPlaceholder(len(m) + 1)
+				}
+			}
+		}
+	}
+	for _, ex := range exs {
+		see(ex.Request.Headers)
+		see(ex.Response.Headers)
+	}
+	return m
+}
+
+func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowed map[string]bool) fixtures.Exchange {
+	out := fixtures.Exchange{
+		Seq: ex.Seq,
+		Request: fixtures.Request{
+			Method:  ex.Request.Method,
+			Path:    r.text(ex.Request.Path),
+			Headers: filterHeaders(ex.Request.Headers, reqAllowed, r),
+			Body:    r.json(ex.Request.Body),
+		},
+		Response: fixtures.Response{
+			Status:      ex.Response.Status,
+			ContentType: ex.Response.ContentType,
+			Headers:     filterHeaders(ex.Response.Headers, respAllowed, r),
+			Body:        r.json(ex.Response.Body),
+			Text:        r.text(ex.Response.Text),
+			Cut:         ex.Response.Cut,
+		},
+	}
+	for _, e := range ex.Response.Events {
+		out.Response.Events = append(out.Response.Events, fixtures.Event{
+			After:   e.After,
+			Comment: r.text(e.Comment),
+			Event:   r.text(e.Event),
+			ID:      r.text(e.ID),
+			Data:    r.json(e.Data),
+		})
+	}
+	return out
+}
+
+// responseMode is "sse" or "json" after the content type of the first
+// answered tools/call, else of the first answered request with an id.
+func responseMode(exs []fixtures.Exchange) string {
+	mode := func(ct string) string {
+		switch mt, _, _ := mime.ParseMediaType(ct); mt {
+		case "text/event-stream":
+			return "sse"
+		case "application/json":
+			return "json"
+		}
+		return ""
+	}
+	for _, pass := range []func(message) bool{
+		func(m message) bool { return m.method == "tools/call" },
+		func(m message) bool { return m.method != "" },
+	} {
+		for _, ex := range exs {
+			if ex.Request.Method != http.MethodPost || ex.Response.Status != http.StatusOK {
+				continue
+			}
+			for _, m := range parseMessages(ex.Request.Body, true) {
+				if m.id != nil && pass(m) {
+					if md := mode(ex.Response.ContentType); md != "" {
+						return md
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// message is one JSON-RPC message, reduced to what the manifest needs.
+type message struct {
+	fromClient bool
+	id         json.RawMessage
+	method     string
+	result     json.RawMessage
+}
+
+func parseMessages(raw json.RawMessage, fromClient bool) []message {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	var batch []json.RawMessage
+	if raw[0] == '[' {
+		if json.Unmarshal(raw, &batch) != nil {
+			return nil
+		}
+	} else {
+		batch = []json.RawMessage{raw}
+	}
+	var out []message
+	for _, b := range batch {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(b, &m) == nil {
+			out = append(out, message{fromClient, compact(m.ID), m.Method, m.Result})
+		}
+	}
+	return out
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func exchangeMessages(ex fixtures.Exchange) []message {
+	msgs := parseMessages(ex.Request.Body, true)
+	msgs = append(msgs, parseMessages(ex.Response.Body, false)...)
+	for _, e := range ex.Response.Events {
+		msgs = append(msgs, parseMessages(e.Data, false)...)
+	}
+	return msgs
+}
+
+// fillManifest reads the negotiated version and server from the initialize
+// result, and the tools from the first tools/list result.
+func fillManifest(m *fixtures.Manifest, msgs []message) error {
+	resultOf := func(method string) json.RawMessage {
+		for i, req := range msgs {
+			if !req.fromClient || req.method != method || req.id == nil {
+				continue
+			}
+			for _, resp := range msgs[i+1:] {
+				if !resp.fromClient && resp.method == "" && bytes.Equal(resp.id, req.id) && resp.result != nil {
+					return resp.result
+				}
+			}
+		}
+		return nil
+	}
+	init := resultOf("initialize")
+	if init == nil {
+		return errors.New("recorder: the recording holds no initialize result")
+	}
+	var ir struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(init, &ir); err != nil {
+		return fmt.Errorf("recorder: reading the initialize result: %w", err)
+	}
+	m.ProtocolVersion = ir.ProtocolVersion
+	m.Server = fixtures.ServerLabel(ir.ServerInfo.Name, ir.ServerInfo.Version)
+	if list := resultOf("tools/list"); list != nil {
+		var lr struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(list, &lr); err != nil {
+			return fmt.Errorf("recorder: reading the tools/list result: %w", err)
+		}
+		for _, t := range lr.Tools {
+			m.Tools = append(m.Tools, t.Name)
+		}
+	}
+	m.ToolCount = len(m.Tools)
+	return nil
+}

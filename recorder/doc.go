@@ -1,0 +1,6 @@
+// Package recorder captures the wire traffic of a real MCP server into
+// fixtures: a recording reverse proxy for Streamable HTTP (JSON and SSE
+// answers) and a tee for stdio, a normalizer that takes secrets, session ids,
+// hosts and timings out, and a builder that fills the manifest from the
+// traffic. The format is fixtures.Fixture (docs/fixtures.md).
+package recorder

@@ -1,0 +1,433 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// maxBodyBytes bounds a request body or a non-streamed answer.
+const maxBodyBytes = 64 << 20
+
+// DefaultHeaderWait is how long the proxy holds the headers of an SSE answer
+// while waiting for its first event (see ProxyOptions.HeaderWait).
+const DefaultHeaderWait = time.Second
+
+// ProxyOptions tunes a Proxy. The zero value is ready to use.
+type ProxyOptions struct {
+	// HeaderWait bounds how long the headers of an SSE answer are held back
+	// while waiting for its first event, so that the event is read before the
+	// client can react to the headers (the go-sdk client POSTs
+	// notifications/initialized as soon as its GET stream is open). Zero means
+	// DefaultHeaderWait.
+	HeaderWait time.Duration
+	// DialTimeout bounds connecting to the upstream. Zero means 10 s.
+	DialTimeout time.Duration
+}
+
+// Proxy is a recording reverse proxy for Streamable HTTP. It forwards every
+// request to the upstream unchanged (SSE answers event by event, flushed as
+// they pass) and records each exchange in the order requests arrived.
+type Proxy struct {
+	upstream   *url.URL
+	client     *http.Client
+	transport  *http.Transport
+	headerWait time.Duration
+
+	ctx    context.Context // cancelled by Close: ends every open stream
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu        sync.Mutex
+	closed    bool
+	exchanges []*fixtures.Exchange
+	errs      []error
+	ended     chan struct{}
+	endedOnce sync.Once
+}
+
+// NewProxy returns a proxy in front of upstream, the URL of the server's
+// Streamable HTTP endpoint. Requests keep their own path and query; only the
+// scheme and host are taken from upstream.
+func NewProxy(upstream string, opts *ProxyOptions) (*Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("recorder: upstream %q is not an http(s) URL", upstream)
+	}
+	if opts == nil {
+		opts = &ProxyOptions{}
+	}
+	dial := opts.DialTimeout
+	if dial <= 0 {
+		dial = 10 * time.Second
+	}
+	wait := opts.HeaderWait
+	if wait <= 0 {
+		wait = DefaultHeaderWait
+	}
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: dial}).DialContext,
+		TLSHandshakeTimeout:   dial,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       30 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Proxy{
+		upstream:   u,
+		client:     &http.Client{Transport: tr, CheckRedirect: noRedirect},
+		transport:  tr,
+		headerWait: wait,
+		ctx:        ctx,
+		cancel:     cancel,
+		ended:      make(chan struct{}),
+	}, nil
+}
+
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// Ended is closed when a DELETE (the client ending its session) has been
+// answered with a success status.
+func (p *Proxy) Ended() <-chan struct{} { return p.ended }
+
+// Errors returns the upstream failures seen so far (unreachable upstream,
+// stream cut), each naming the request it hit.
+func (p *Proxy) Errors() []error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]error(nil), p.errs...)
+}
+
+// Close ends every open stream, waits for the handlers in flight and refuses
+// later requests. It does not close the listener the proxy is served on.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	p.wg.Wait()
+	p.transport.CloseIdleConnections()
+	return nil
+}
+
+// Recording returns a copy of the exchanges recorded so far, raw (not yet
+// normalized), in arrival order.
+func (p *Proxy) Recording() Recording {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rec := Recording{Transport: fixtures.TransportHTTP}
+	for _, ex := range p.exchanges {
+		c := *ex
+		c.Request.Headers = copyMap(ex.Request.Headers)
+		c.Response.Headers = copyMap(ex.Response.Headers)
+		c.Response.Events = append([]fixtures.Event(nil), ex.Response.Events...)
+		rec.Exchanges = append(rec.Exchanges, c)
+	}
+	return rec
+}
+
+// ServeHTTP forwards one request and records the exchange.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		http.Error(w, "mcpparity record: recorder closed", http.StatusServiceUnavailable)
+		return
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	defer p.wg.Done()
+
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		http.Error(w, "mcpparity record: reading the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ex := p.arrive(r, body)
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(p.ctx, cancel)
+	defer stop()
+
+	out, err := http.NewRequestWithContext(ctx, r.Method, p.target(r.URL), bytes.NewReader(body))
+	if err != nil {
+		p.fail(w, ex, fmt.Errorf("request %d (%s %s): %v", ex.Seq, r.Method, r.URL.Path, err))
+		return
+	}
+	if len(body) == 0 {
+		out.Body = http.NoBody
+		out.ContentLength = 0
+	}
+	copyHeaders(out.Header, r.Header)
+	out.Header.Del("Accept-Encoding") // the transport negotiates and decodes gzip itself
+
+	resp, err := p.client.Do(out)
+	if err != nil {
+		if ctx.Err() != nil {
+			return // the client left or the recorder is closing: never answered
+		}
+		p.fail(w, ex, fmt.Errorf("request %d (%s %s): upstream %s unreachable: %v", ex.Seq, r.Method, r.URL.Path, p.upstream.Redacted(), err))
+		return
+	}
+	defer resp.Body.Close()
+
+	p.mu.Lock()
+	ex.Response.Status = resp.StatusCode
+	ex.Response.ContentType = resp.Header.Get("Content-Type")
+	ex.Response.Headers = headerMap(resp.Header)
+	p.mu.Unlock()
+
+	if isEventStream(ex.Response.ContentType) {
+		p.stream(ctx, cancel, w, resp, ex)
+	} else {
+		p.plain(ctx, w, resp, ex)
+	}
+	if r.Method == http.MethodDelete && resp.StatusCode/100 == 2 {
+		p.endedOnce.Do(func() { close(p.ended) })
+	}
+}
+
+// arrive numbers the request and records it. Its Seq is from then on the
+// "last arrived" request for events read on any stream.
+func (p *Proxy) arrive(r *http.Request, body []byte) *fixtures.Exchange {
+	path := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		path += "?" + r.URL.RawQuery
+	}
+	ex := &fixtures.Exchange{Request: fixtures.Request{
+		Method:  r.Method,
+		Path:    path,
+		Headers: headerMap(r.Header),
+		Body:    jsonOrString(body),
+	}}
+	p.mu.Lock()
+	ex.Seq = len(p.exchanges) + 1
+	p.exchanges = append(p.exchanges, ex)
+	p.mu.Unlock()
+	return ex
+}
+
+func (p *Proxy) target(in *url.URL) string {
+	u := *p.upstream
+	u.Path, u.RawPath = in.Path, in.RawPath
+	u.RawQuery = in.RawQuery
+	return u.String()
+}
+
+// fail answers 502 and records the failure, with a text free of addresses.
+func (p *Proxy) fail(w http.ResponseWriter, ex *fixtures.Exchange, err error) {
+	const text = "mcpparity record: upstream unreachable\n"
+	p.mu.Lock()
+	p.errs = append(p.errs, err)
+	ex.Response = fixtures.Response{Status: http.StatusBadGateway, ContentType: "text/plain; charset=utf-8", Text: text}
+	p.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusBadGateway)
+	io.WriteString(w, text)
+}
+
+// plain forwards and records a whole (non-SSE) answer.
+func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Response, ex *fixtures.Exchange) {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+	p.mu.Lock()
+	if isJSON(ex.Response.ContentType) && json.Valid(body) {
+		ex.Response.Body = append([]byte(nil), body...)
+	} else {
+		ex.Response.Text = string(body)
+	}
+	cut := err != nil && ctx.Err() == nil
+	if cut {
+		ex.Response.Cut = true
+		p.errs = append(p.errs, fmt.Errorf("request %d (%s %s): upstream answer cut: %v", ex.Seq, ex.Request.Method, ex.Request.Path, err))
+	}
+	p.mu.Unlock()
+
+	copyHeaders(w.Header(), resp.Header)
+	if !cut {
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+	}
+	w.WriteHeader(resp.StatusCode)
+	w.Write(body)
+	if cut {
+		panic(http.ErrAbortHandler) // the client sees the cut too
+	}
+}
+
+// streamItem is what the stream reader hands to the forwarding loop: an
+// event, or the end of the stream (tail bytes and the read error).
+type streamItem struct {
+	ev   *sseEvent
+	tail []byte
+	err  error
+}
+
+// stream forwards an SSE answer event by event, recording each event when it
+// is read.
+func (p *Proxy) stream(ctx context.Context, cancel context.CancelFunc, w http.ResponseWriter, resp *http.Response, ex *fixtures.Exchange) {
+	items := make(chan streamItem)
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		rd := newSSEReader(resp.Body)
+		for {
+			ev, tail, err := rd.next()
+			if ev != nil {
+				p.record(ex, ev)
+			} else {
+				p.finish(ctx, ex, err)
+			}
+			select {
+			case items <- streamItem{ev, tail, err}:
+			case <-ctx.Done():
+				return
+			}
+			if ev == nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		cancel()
+		resp.Body.Close()
+		<-readerDone
+	}()
+
+	rc := http.NewResponseController(w)
+	sent := false
+	sendHeaders := func() {
+		sent = true
+		copyHeaders(w.Header(), resp.Header)
+		w.Header().Del("Content-Length")
+		w.WriteHeader(resp.StatusCode)
+		_ = rc.Flush()
+	}
+	wait := time.NewTimer(p.headerWait)
+	defer wait.Stop()
+	for {
+		select {
+		case it := <-items:
+			if !sent {
+				sendHeaders()
+			}
+			if it.ev != nil {
+				if _, err := w.Write(it.ev.raw); err != nil {
+					return
+				}
+				_ = rc.Flush()
+				continue
+			}
+			if len(it.tail) > 0 {
+				w.Write(it.tail)
+				_ = rc.Flush()
+			}
+			if !errors.Is(it.err, io.EOF) && ctx.Err() == nil {
+				panic(http.ErrAbortHandler) // the client sees the cut too
+			}
+			return
+		case <-wait.C:
+			if !sent {
+				sendHeaders()
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// record appends one event, placed after the last request that has arrived.
+func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
+	e := fixtures.Event{Comment: ev.comment, Event: ev.event, ID: ev.id}
+	if ev.hasData {
+		e.Data = jsonOrString([]byte(ev.data))
+		if e.Data == nil {
+			e.Data = []byte(`""`)
+		}
+	}
+	p.mu.Lock()
+	e.After = len(p.exchanges)
+	ex.Response.Events = append(ex.Response.Events, e)
+	p.mu.Unlock()
+}
+
+// finish marks a stream that ended with an error as cut, unless the client
+// left or the recorder is closing (then the stream simply ends there).
+func (p *Proxy) finish(ctx context.Context, ex *fixtures.Exchange, err error) {
+	if errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return
+	}
+	p.mu.Lock()
+	ex.Response.Cut = true
+	p.errs = append(p.errs, fmt.Errorf("request %d (%s %s): upstream stream cut: %v", ex.Seq, ex.Request.Method, ex.Request.Path, err))
+	p.mu.Unlock()
+}
+
+func isEventStream(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "text/event-stream"
+}
+
+func isJSON(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// hopHeaders are connection-level headers a proxy never forwards.
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+	"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func copyHeaders(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = append([]string(nil), vs...)
+	}
+	for _, h := range hopHeaders {
+		dst.Del(h)
+	}
+}
+
+// headerMap flattens headers: canonical keys, several values joined by ", ".
+func headerMap(h http.Header) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(h))
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ck := http.CanonicalHeaderKey(k)
+		v := strings.Join(h[k], ", ")
+		if old, ok := m[ck]; ok {
+			v = old + ", " + v
+		}
+		m[ck] = v
+	}
+	return m
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
