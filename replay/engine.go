@@ -1,0 +1,351 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// JSON-RPC error codes the replay answers with.
+const (
+	// CodeUnmatched answers a request the recording has no answer for. The
+	// message names the closest recorded interaction and the differing
+	// JSON paths.
+	CodeUnmatched = -32600
+	// CodeMethodNotFound answers an unrecorded server/discover, so clients
+	// fall back to initialize (what the TypeScript SDK server does).
+	CodeMethodNotFound = -32601
+	// CodeParseError answers a body that is not a JSON-RPC message.
+	CodeParseError = -32700
+	// CodeHeaderMismatch answers a request missing a required header.
+	CodeHeaderMismatch = -32001
+)
+
+// interaction is one recorded client message with what the server did.
+type interaction struct {
+	idx    int    // index in engine.inters
+	seq    int    // exchange seq (HTTP) or line number from 1 (stdio)
+	pos    int    // timeline position (HTTP: seq; stdio: line index)
+	label  string // for reports
+	method string
+	key    string // match key; "" for client answers (matched by id)
+	tree   any    // canonical params, for the closest-match diff
+	req    *message
+	script script
+	http   *httpAnswer // HTTP only
+}
+
+// engine holds what both transports share: the pre-parsed recording, the
+// queues per match key and the report.
+type engine struct {
+	name    string
+	opts    Options
+	match   *matcher
+	faults  *faults
+	inters  []*interaction
+	queues  map[string][]*interaction
+	methods map[string][]*interaction // keyed interactions by method
+	answers answerBook
+
+	mu   sync.Mutex
+	next map[string]int
+	used []bool
+	led  ledger
+}
+
+func newEngine(name string, opts Options) (*engine, error) {
+	m, err := newMatcher(opts.ignorePaths())
+	if err != nil {
+		return nil, err
+	}
+	fs, err := newFaults(opts.Faults)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{name: name, opts: opts, match: m, faults: fs,
+		queues: map[string][]*interaction{}, methods: map[string][]*interaction{}, next: map[string]int{}}
+	e.led.r.Fixture = name
+	return e, nil
+}
+
+// addInteraction registers it; keyed ones join their queue.
+func (e *engine) addInteraction(it *interaction) {
+	it.idx = len(e.inters)
+	e.inters = append(e.inters, it)
+	if it.key != "" {
+		e.queues[it.key] = append(e.queues[it.key], it)
+		if it.req != nil {
+			e.methods[it.method] = append(e.methods[it.method], it)
+		}
+	}
+}
+
+// keyed builds the match key and label of a recorded client message.
+func (e *engine) keyed(it *interaction, m *message) error {
+	key, tree, err := e.match.key(m.method, m.params)
+	if err != nil {
+		return fmt.Errorf("params: %w", err)
+	}
+	it.req, it.method, it.key, it.tree = m, m.method, key, tree
+	it.label = label(m.method, tree)
+	return nil
+}
+
+func (e *engine) done() {
+	e.used = make([]bool, len(e.inters))
+}
+
+// peek returns the interaction take would return, without taking it.
+func (e *engine) peek(key string) *interaction {
+	q := e.queues[key]
+	if len(q) == 0 {
+		return nil
+	}
+	e.mu.Lock()
+	n := e.next[key]
+	e.mu.Unlock()
+	return q[min(n, len(q)-1)]
+}
+
+// take pops the next interaction of key in recorded order; past the end of
+// the queue the last one repeats.
+func (e *engine) take(key string) *interaction {
+	q := e.queues[key]
+	if len(q) == 0 {
+		return nil
+	}
+	e.mu.Lock()
+	n := e.next[key]
+	e.next[key] = n + 1
+	it := q[min(n, len(q)-1)]
+	e.used[it.idx] = true
+	e.mu.Unlock()
+	e.led.update(func(r *Report) {
+		if n >= len(q) {
+			r.Repeated++
+		}
+		if it.req != nil && it.req.isRequest() {
+			r.Requests++
+			switch it.method {
+			case "tools/call":
+				r.Calls++
+			case "initialize":
+				r.Sessions++
+			}
+		}
+	})
+	return it
+}
+
+func (e *engine) markUsed(it *interaction) {
+	e.mu.Lock()
+	e.used[it.idx] = true
+	e.mu.Unlock()
+}
+
+// report returns the report with the interactions not used so far.
+func (e *engine) report() Report {
+	r := e.led.snapshot()
+	e.mu.Lock()
+	for i, it := range e.inters {
+		if !e.used[i] {
+			r.Unused = append(r.Unused, Unused{Seq: it.seq, Label: it.label})
+		}
+	}
+	e.mu.Unlock()
+	return r
+}
+
+func (e *engine) unmatched(method, msg string) {
+	e.led.update(func(r *Report) { r.Unmatched = append(r.Unmatched, Unmatched{Method: method, Message: msg}) })
+}
+
+func (e *engine) fired(f Fault, what string) {
+	e.led.update(func(r *Report) { r.Faults = append(r.Faults, f.String()+" at "+what) })
+}
+
+// unmatchedText explains why no recorded interaction matches.
+func (e *engine) unmatchedText(method string, tree any) string {
+	cands := e.methods[method]
+	if len(cands) == 0 {
+		var ms []string
+		for m := range e.methods {
+			ms = append(ms, m)
+		}
+		sort.Strings(ms)
+		return fmt.Sprintf("replay: no recorded %s request (recorded: %s)", method, strings.Join(ms, ", "))
+	}
+	var best *interaction
+	var bestPaths []string
+	for _, c := range cands {
+		paths := diffPaths("params", c.tree, tree, nil, 8)
+		if best == nil || len(paths) < len(bestPaths) {
+			best, bestPaths = c, paths
+		}
+	}
+	return fmt.Sprintf("replay: unmatched %s: closest recorded interaction is #%d %s, differing at %s",
+		label(method, tree), best.seq, best.label, strings.Join(bestPaths, ", "))
+}
+
+// label names a message for humans: the method, and the tool name of a call.
+func label(method string, tree any) string {
+	if method == "tools/call" {
+		if p, ok := tree.(map[string]any); ok {
+			if n, ok := p["name"].(string); ok {
+				return method + " " + strconv.Quote(n)
+			}
+		}
+	}
+	return method
+}
+
+// peer is one client connection (an HTTP session or a stdio stream): the
+// server requests sent to it and awaiting an answer.
+type peer struct {
+	mu       sync.Mutex
+	pending  map[string]*pending
+	next     int64
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+type pending struct {
+	id   []byte
+	ch   chan *incoming
+	step *step
+}
+
+func newPeer() *peer { return &peer{pending: map[string]*pending{}, done: make(chan struct{})} }
+
+func (p *peer) close() { p.doneOnce.Do(func() { close(p.done) }) }
+
+// register allocates the id of an emitted server request: the recorded one
+// when free, else a fresh number.
+func (p *peer) register(st *step) *pending {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := st.m.id
+	for p.pending[string(id)] != nil {
+		p.next++
+		id = []byte(strconv.FormatInt(1_000_000+p.next, 10))
+	}
+	pd := &pending{id: id, ch: make(chan *incoming, 1), step: st}
+	p.pending[string(id)] = pd
+	return pd
+}
+
+// deliver hands the client's answer to its pending request.
+func (p *peer) deliver(in *incoming) *pending {
+	p.mu.Lock()
+	pd := p.pending[string(in.ID)]
+	delete(p.pending, string(in.ID))
+	p.mu.Unlock()
+	if pd != nil {
+		pd.ch <- in
+	}
+	return pd
+}
+
+func (p *peer) drop(pd *pending) {
+	p.mu.Lock()
+	if p.pending[string(pd.id)] == pd {
+		delete(p.pending, string(pd.id))
+	}
+	p.mu.Unlock()
+}
+
+// afterAnswer marks the recorded answer used; it returns its script.
+func (e *engine) afterAnswer(pd *pending) *script {
+	a := pd.step.answer
+	if a == nil {
+		return nil
+	}
+	e.markUsed(a)
+	return &a.script
+}
+
+// outFunc sends one step's bytes (nil data for a comment).
+type outFunc func(st *step, data []byte) error
+
+// run plays a script: clientID answers the triggering request.
+func (e *engine) run(ctx context.Context, p *peer, s *script, clientID json.RawMessage, out outFunc) error {
+	var live []*pending
+	defer func() {
+		for _, pd := range live {
+			if pd != nil {
+				p.drop(pd)
+			}
+		}
+	}()
+	for i := range s.steps {
+		st := &s.steps[i]
+		if st.kind != stepAwait {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var err error
+		switch st.kind {
+		case stepEmit:
+			data := st.m.raw
+			if st.m.isRequest() {
+				pd := p.register(st)
+				if live == nil {
+					live = make([]*pending, len(s.steps))
+				}
+				live[i] = pd
+				data = st.m.withID(pd.id)
+			}
+			err = out(st, data)
+		case stepRespond:
+			err = out(st, st.m.withID(clientID))
+		case stepComment:
+			err = out(st, nil)
+		case stepAwait:
+			e.await(ctx, p, live[st.ref], st)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// await waits for the client's answer to an emitted server request, with
+// a deadline, and reports a missing or failed one.
+func (e *engine) await(ctx context.Context, p *peer, pd *pending, st *step) {
+	if pd == nil {
+		return
+	}
+	timeout := e.opts.answerTimeout()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	var problem string
+	select {
+	case in := <-pd.ch:
+		switch {
+		case len(in.Error) > 0 && string(in.Error) != "null":
+			problem = "answered with an error: " + string(in.Error)
+		case len(in.Result) == 0:
+			problem = "answer carries no result"
+		default:
+			e.led.update(func(r *Report) { r.Answers++ })
+			return
+		}
+	case <-t.C:
+		problem = fmt.Sprintf("no answer within %v", timeout)
+	case <-ctx.Done():
+		problem = "the request or connection ended before the answer"
+	case <-p.done:
+		problem = "the session ended before the answer"
+	}
+	p.drop(pd)
+	e.led.update(func(r *Report) {
+		r.MissingAnswers = append(r.MissingAnswers, MissingAnswer{Method: st.m.method, Seq: st.seq, Problem: problem})
+	})
+}

@@ -1,0 +1,183 @@
+package replay
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// FaultKind names a fault.
+type FaultKind string
+
+// Fault kinds.
+const (
+	// FaultSessionExpired answers the selected request with 404 "session not
+	// found" and forgets its session (its GET stream ends): what a client
+	// sees when the server restarted. HTTP only.
+	FaultSessionExpired FaultKind = "session-expired"
+	// FaultCutStream ends the selected request's answer without the result:
+	// an SSE answer is cut after its headers, a JSON answer before them
+	// (the connection is aborted). Over stdio it behaves like FaultDie.
+	FaultCutStream FaultKind = "cut-stream"
+	// FaultDie kills the server at the selected request, which gets no
+	// answer. stdio: ServeStdio stops and returns ErrDied (the replay
+	// command exits). HTTP: that request and every later one get their
+	// connection aborted, and open streams end.
+	FaultDie FaultKind = "die"
+	// FaultDelay waits Delay before answering the selected requests.
+	FaultDelay FaultKind = "delay"
+)
+
+// Fault is one fault to inject. It selects JSON-RPC requests (messages with
+// an id) by Method ("" = any method) and N, the rank of the request among
+// those of Method (from 1). session-expired, cut-stream and die fire once,
+// at the N-th request (N 0 counts as 1); delay applies to every selected
+// request when N is 0, to the N-th only otherwise.
+type Fault struct {
+	Kind   FaultKind
+	Method string
+	N      int
+	Delay  time.Duration
+}
+
+// ParseFault parses the flag syntax:
+//
+//	session-expired:N            the N-th tools/call
+//	session-expired:METHOD       the first request of METHOD
+//	session-expired:METHOD#N     the N-th request of METHOD
+//	cut-stream:SELECTOR, die:SELECTOR   same selectors
+//	delay:DURATION               every request (DURATION as in time.ParseDuration)
+//	delay:DURATION:SELECTOR      only the selected request(s); METHOD alone = all of METHOD
+func ParseFault(s string) (Fault, error) {
+	kind, rest, _ := strings.Cut(s, ":")
+	f := Fault{Kind: FaultKind(kind)}
+	switch f.Kind {
+	case FaultSessionExpired, FaultCutStream, FaultDie:
+		if rest == "" {
+			return Fault{}, fmt.Errorf("fault %q: want %s:N, %s:METHOD or %s:METHOD#N", s, kind, kind, kind)
+		}
+		if err := f.parseSelector(rest, true); err != nil {
+			return Fault{}, fmt.Errorf("fault %q: %v", s, err)
+		}
+	case FaultDelay:
+		d, sel, _ := strings.Cut(rest, ":")
+		dur, err := time.ParseDuration(d)
+		if err != nil || dur < 0 {
+			return Fault{}, fmt.Errorf("fault %q: want delay:DURATION[:SELECTOR], e.g. delay:200ms", s)
+		}
+		f.Delay = dur
+		if sel != "" {
+			if err := f.parseSelector(sel, false); err != nil {
+				return Fault{}, fmt.Errorf("fault %q: %v", s, err)
+			}
+		}
+	default:
+		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die or delay)", s, kind)
+	}
+	return f, nil
+}
+
+func (f *Fault) parseSelector(sel string, once bool) error {
+	if n, err := strconv.Atoi(sel); err == nil {
+		if n < 1 {
+			return fmt.Errorf("N must be at least 1")
+		}
+		f.Method, f.N = "tools/call", n
+		return nil
+	}
+	method, nth, hasN := strings.Cut(sel, "#")
+	if method == "" {
+		return fmt.Errorf("empty method in selector %q", sel)
+	}
+	f.Method = method
+	if hasN {
+		n, err := strconv.Atoi(nth)
+		if err != nil || n < 1 {
+			return fmt.Errorf("selector %q: N must be a number of at least 1", sel)
+		}
+		f.N = n
+	} else if once {
+		f.N = 1
+	}
+	return nil
+}
+
+// String renders the fault in the flag syntax.
+func (f Fault) String() string {
+	sel := f.Method
+	if f.N > 0 {
+		if f.Method == "tools/call" && f.Kind != FaultDelay {
+			sel = strconv.Itoa(f.N)
+		} else {
+			sel += "#" + strconv.Itoa(f.N)
+		}
+	}
+	if f.Kind == FaultDelay {
+		if sel == "" {
+			return "delay:" + f.Delay.String()
+		}
+		return "delay:" + f.Delay.String() + ":" + sel
+	}
+	return string(f.Kind) + ":" + sel
+}
+
+func (f Fault) validate() error {
+	switch f.Kind {
+	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay:
+	default:
+		return fmt.Errorf("fault %q: unknown kind", f.Kind)
+	}
+	if f.N < 0 || f.Delay < 0 {
+		return fmt.Errorf("fault %s: negative N or delay", f)
+	}
+	return nil
+}
+
+// faults counts requests per fault and says which faults fire.
+type faults struct {
+	mu    sync.Mutex
+	list  []Fault
+	seen  []int
+	fired []bool
+}
+
+func newFaults(list []Fault) (*faults, error) {
+	for _, f := range list {
+		if err := f.validate(); err != nil {
+			return nil, err
+		}
+	}
+	return &faults{list: list, seen: make([]int, len(list)), fired: make([]bool, len(list))}, nil
+}
+
+// onRequest counts a request of method and returns the one-shot fault that
+// fires on it (Kind "" if none) and the total delay to apply.
+func (fs *faults) onRequest(method string) (Fault, time.Duration) {
+	if len(fs.list) == 0 {
+		return Fault{}, 0
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	var hit Fault
+	var delay time.Duration
+	for i, f := range fs.list {
+		if f.Method != "" && f.Method != method {
+			continue
+		}
+		fs.seen[i]++
+		if f.Kind == FaultDelay {
+			if f.N == 0 || f.N == fs.seen[i] {
+				delay += f.Delay
+			}
+			continue
+		}
+		n := max(f.N, 1)
+		if !fs.fired[i] && fs.seen[i] == n && hit.Kind == "" {
+			fs.fired[i] = true
+			hit = f
+		}
+	}
+	return hit, delay
+}

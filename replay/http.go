@@ -1,0 +1,512 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+const maxBody = 8 << 20
+
+// Replay serves an HTTP recording as a Streamable HTTP MCP server. It is an
+// http.Handler; Close ends it.
+type Replay struct {
+	e  *engine
+	ix *httpIndex
+
+	smu      sync.Mutex
+	sessions map[string]*session
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // background scripts
+	dead   atomic.Bool    // die fault fired
+	closed atomic.Bool
+
+	closeOnce sync.Once
+	final     Report
+}
+
+// New prepares a replay of an HTTP fixture. Every recorded message is
+// parsed here, so a bad recording fails before any socket opens.
+func New(fx *fixtures.Fixture, opts Options) (*Replay, error) {
+	if fx == nil {
+		return nil, errors.New("replay: nil fixture")
+	}
+	name := fx.Manifest.Name
+	if err := fx.Check(); err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", name, err)
+	}
+	if fx.Manifest.Transport != fixtures.TransportHTTP {
+		return nil, fmt.Errorf("fixture %s: transport %q, want %q", name, fx.Manifest.Transport, fixtures.TransportHTTP)
+	}
+	e, err := newEngine(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := buildHTTP(e, fx)
+	if err != nil {
+		return nil, err
+	}
+	r := &Replay{e: e, ix: ix, sessions: map[string]*session{}}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	return r, nil
+}
+
+// Report returns what the replay observed so far; Unused lists the
+// interactions not replayed yet. After Close it is the final report.
+func (r *Replay) Report() Report {
+	if r.closed.Load() {
+		r.closeOnce.Do(func() {}) // wait for a concurrent Close
+		return r.final
+	}
+	return r.e.report()
+}
+
+// Close ends open GET streams and background scripts, and freezes the
+// report. Requests arriving later get 503.
+func (r *Replay) Close() error {
+	r.closeOnce.Do(func() {
+		r.smu.Lock()
+		r.closed.Store(true)
+		for _, s := range r.sessions {
+			s.close()
+		}
+		r.smu.Unlock()
+		r.cancel()
+		r.wg.Wait()
+		r.final = r.e.report()
+	})
+	return nil
+}
+
+// ServeHTTP implements http.Handler.
+func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if r.dead.Load() {
+		panic(http.ErrAbortHandler)
+	}
+	if r.closed.Load() {
+		http.Error(w, "replay closed", http.StatusServiceUnavailable)
+		return
+	}
+	if !r.ix.paths[req.URL.Path] {
+		r.e.unmatched(req.Method+" "+req.URL.Path, fmt.Sprintf("replay: %s %s: path not in the recording", req.Method, req.URL.Path))
+		http.Error(w, "404 page not found", http.StatusNotFound)
+		return
+	}
+	switch req.Method {
+	case http.MethodPost:
+		r.servePOST(w, req)
+	case http.MethodGet:
+		r.serveGET(w, req)
+	case http.MethodDelete:
+		r.serveDELETE(w, req)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// checkHeaders reports required headers missing or different.
+func (r *Replay) checkHeaders(req *http.Request, what string) bool {
+	ok := true
+	for name, want := range r.e.opts.RequireHeaders {
+		got, present := req.Header[http.CanonicalHeaderKey(name)]
+		problem := ""
+		switch {
+		case !present:
+			problem = "missing"
+		case len(got) != 1 || got[0] != want:
+			problem = "different value"
+		default:
+			continue
+		}
+		ok = false
+		r.e.led.update(func(rep *Report) {
+			rep.HeaderMismatches = append(rep.HeaderMismatches, HeaderMismatch{Request: what, Header: name, Problem: problem})
+		})
+	}
+	return ok
+}
+
+func (r *Replay) session(id string) *session {
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	return r.sessions[id]
+}
+
+func (r *Replay) addSession() *session {
+	s := newSession()
+	r.smu.Lock()
+	r.sessions[s.id] = s
+	r.smu.Unlock()
+	return s
+}
+
+func (r *Replay) dropSession(s *session) {
+	r.smu.Lock()
+	delete(r.sessions, s.id)
+	r.smu.Unlock()
+	s.close()
+}
+
+// lookup resolves the request's session: ok is false when an answer was
+// written (unknown session: 404; required and missing: 400).
+func (r *Replay) lookup(w http.ResponseWriter, req *http.Request, required bool) (*session, bool) {
+	id := req.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		if required && r.ix.stateful {
+			http.Error(w, "Bad Request: missing Mcp-Session-Id header", http.StatusBadRequest)
+			r.e.unmatched(req.Method, "replay: "+req.Method+" without Mcp-Session-Id")
+			return nil, false
+		}
+		return nil, true
+	}
+	s := r.session(id)
+	if s == nil {
+		http.Error(w, "session not found", http.StatusNotFound)
+		return nil, false
+	}
+	return s, true
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
+	if err != nil {
+		return
+	}
+	in, err := decodeIncoming(body)
+	if err != nil {
+		r.e.unmatched("", "replay: "+err.Error())
+		writeJSON(w, http.StatusBadRequest, rpcError(nil, CodeParseError, "replay: "+err.Error()))
+		return
+	}
+	what := "POST " + in.Method
+	if in.Method == "" {
+		what = "POST answer"
+	}
+	if !r.checkHeaders(req, what) {
+		status := http.StatusBadRequest
+		writeJSON(w, status, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
+		return
+	}
+	free := in.Method == "initialize" || in.Method == "server/discover"
+	sess, ok := r.lookup(w, req, !free)
+	if !ok {
+		return
+	}
+	if in.isResponse() {
+		r.serveAnswer(w, sess, in)
+		return
+	}
+
+	key, tree, err := r.e.match.key(in.Method, in.Params)
+	if err != nil {
+		msg := "replay: params: " + err.Error()
+		r.e.unmatched(in.Method, msg)
+		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeParseError, msg))
+		return
+	}
+	var delay time.Duration
+	if in.isRequest() {
+		var f Fault
+		f, delay = r.e.faults.onRequest(in.Method)
+		if f.Kind != "" {
+			r.e.fired(f, label(in.Method, tree))
+			r.inject(w, f, sess, key)
+			return
+		}
+	}
+	it := r.e.take(key)
+	if it == nil {
+		switch {
+		case !in.isRequest():
+			r.e.unmatched(in.Method, "replay: unrecorded notification "+in.Method)
+			w.WriteHeader(http.StatusAccepted)
+		case in.Method == "server/discover":
+			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
+		default:
+			msg := r.e.unmatchedText(in.Method, tree)
+			r.e.unmatched(in.Method, msg)
+			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
+		}
+		return
+	}
+	if delay > 0 && !sleep(req.Context(), delay) {
+		return
+	}
+	a := it.http
+	if in.Method == "initialize" && a.setsSession {
+		sess = r.addSession()
+	}
+	r.answer(w, req.Context(), sess, it, in)
+	if a.status == http.StatusNotFound && sess != nil {
+		r.dropSession(sess)
+	}
+}
+
+// answer writes the recorded answer of it and plays its script.
+func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *session, it *interaction, in *incoming) {
+	a := it.http
+	h := w.Header()
+	for _, kv := range a.headers {
+		h.Set(kv[0], kv[1])
+	}
+	if a.setsSession && sess != nil {
+		h.Set("Mcp-Session-Id", sess.id)
+	}
+	if a.contentType != "" {
+		h.Set("Content-Type", a.contentType)
+	}
+	flusher, _ := w.(http.Flusher)
+	toGET := func(st *step, data []byte) {
+		if sess != nil {
+			sess.push(sseFrame(st, data))
+		}
+	}
+	switch {
+	case a.form == formSSE && in.isRequest():
+		w.WriteHeader(a.status)
+		if flusher != nil {
+			flusher.Flush()
+		}
+		var p *peer
+		if sess != nil {
+			p = sess.peer
+		} else {
+			p = newPeer()
+		}
+		_ = r.e.run(ctx, p, &it.script, in.ID, func(st *step, data []byte) error {
+			if st.onGET {
+				toGET(st, data)
+				return nil
+			}
+			if _, err := w.Write(sseFrame(st, data)); err != nil {
+				return err
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+			return nil
+		})
+		if a.cut {
+			panic(http.ErrAbortHandler)
+		}
+	case a.form == formJSON && in.isRequest():
+		var p *peer
+		if sess != nil {
+			p = sess.peer
+		} else {
+			p = newPeer()
+		}
+		wrote := false
+		_ = r.e.run(ctx, p, &it.script, in.ID, func(st *step, data []byte) error {
+			if st.onGET {
+				toGET(st, data)
+				return nil
+			}
+			if st.kind == stepRespond {
+				wrote = true
+				h.Set("Content-Length", strconv.Itoa(len(data)))
+				w.WriteHeader(a.status)
+				_, err := w.Write(data)
+				return err
+			}
+			return nil
+		})
+		if !wrote || a.cut {
+			panic(http.ErrAbortHandler)
+		}
+	default:
+		// Notifications and texts (202, 404 ...); the script is what the
+		// server sent on the GET stream after it, played in the background.
+		w.WriteHeader(a.status)
+		if a.text != "" {
+			_, _ = io.WriteString(w, a.text)
+		}
+		r.background(sess, &it.script)
+	}
+}
+
+// background plays a script of GET-stream events off the request.
+func (r *Replay) background(sess *session, s *script) {
+	if sess == nil || s == nil || len(s.steps) == 0 {
+		return
+	}
+	r.smu.Lock()
+	if r.closed.Load() {
+		r.smu.Unlock()
+		return
+	}
+	r.wg.Add(1)
+	r.smu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		_ = r.e.run(r.ctx, sess.peer, s, nil, func(st *step, data []byte) error {
+			if st.onGET {
+				sess.push(sseFrame(st, data))
+			}
+			return nil
+		})
+	}()
+}
+
+// serveAnswer takes the client's answer to a server request.
+func (r *Replay) serveAnswer(w http.ResponseWriter, sess *session, in *incoming) {
+	var pd *pending
+	if sess != nil {
+		pd = sess.deliver(in)
+	}
+	if pd == nil {
+		r.e.unmatched("", fmt.Sprintf("replay: answer with id %s matches no pending server request", in.ID))
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	s := r.e.afterAnswer(pd)
+	status := http.StatusAccepted
+	if a := pd.step.answer; a != nil {
+		status = a.http.status
+	}
+	w.WriteHeader(status)
+	r.background(sess, s)
+}
+
+// inject plays a one-shot fault instead of the recorded answer.
+func (r *Replay) inject(w http.ResponseWriter, f Fault, sess *session, key string) {
+	switch f.Kind {
+	case FaultSessionExpired:
+		if sess != nil {
+			r.dropSession(sess)
+		}
+		http.Error(w, "session not found", http.StatusNotFound)
+	case FaultCutStream:
+		if it := r.e.peek(key); it != nil && it.http.form == formSSE {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			if fl, ok := w.(http.Flusher); ok {
+				fl.Flush()
+			}
+		}
+		panic(http.ErrAbortHandler)
+	case FaultDie:
+		r.dead.Store(true)
+		r.smu.Lock()
+		for _, s := range r.sessions {
+			s.close()
+		}
+		r.smu.Unlock()
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
+	if !r.checkHeaders(req, "GET") {
+		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
+		return
+	}
+	sess, ok := r.lookup(w, req, true)
+	if !ok {
+		return
+	}
+	it := r.e.take(keyGET)
+	if it == nil {
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	a := it.http
+	if a.form != formSSE || sess == nil {
+		w.WriteHeader(a.status)
+		_, _ = io.WriteString(w, a.text)
+		if a.status == http.StatusNotFound && sess != nil {
+			r.dropSession(sess)
+		}
+		return
+	}
+	h := w.Header()
+	for _, kv := range a.headers {
+		h.Set(kv[0], kv[1])
+	}
+	h.Set("Content-Type", a.contentType)
+	w.WriteHeader(a.status)
+	flusher, _ := w.(http.Flusher)
+	// Comments go out now; recorded messages through the outbox.
+	for i := range it.script.steps {
+		if st := &it.script.steps[i]; st.kind == stepComment {
+			_, _ = w.Write(sseFrame(st, nil))
+		}
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	r.background(sess, &it.script)
+	ctx := req.Context()
+	for {
+		for _, f := range sess.drain() {
+			if _, err := w.Write(f); err != nil {
+				return
+			}
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		select {
+		case <-sess.wake:
+		case <-sess.done:
+			return
+		case <-ctx.Done():
+			return
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+func (r *Replay) serveDELETE(w http.ResponseWriter, req *http.Request) {
+	if !r.checkHeaders(req, "DELETE") {
+		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
+		return
+	}
+	if req.Header.Get("Mcp-Session-Id") == "" {
+		http.Error(w, "Bad Request: DELETE requires an Mcp-Session-Id header", http.StatusBadRequest)
+		return
+	}
+	sess, ok := r.lookup(w, req, true)
+	if !ok {
+		return
+	}
+	status := http.StatusNoContent
+	if it := r.e.take(keyDELETE); it != nil {
+		status = it.http.status
+	}
+	r.dropSession(sess)
+	w.WriteHeader(status)
+}
+
+// sleep waits d or until ctx ends; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,151 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultIgnorePaths are the volatile fields left out of matching when
+// Options.IgnorePaths is nil.
+var DefaultIgnorePaths = []string{"params._meta", "params.clientInfo.version"}
+
+// matcher turns a method and its params into a match key: the method and the
+// params as canonical JSON (sorted keys), with the ignored paths removed.
+// Absent params, null and {} are the same.
+type matcher struct {
+	ignore [][]string // each path split on dots, without the leading "params"
+}
+
+func newMatcher(paths []string) (*matcher, error) {
+	m := &matcher{}
+	for _, p := range paths {
+		parts := strings.Split(p, ".")
+		if len(parts) < 2 || parts[0] != "params" {
+			return nil, fmt.Errorf("ignore path %q: want params.<field>[.<field>...] (\"*\" matches any field)", p)
+		}
+		for _, s := range parts {
+			if s == "" {
+				return nil, fmt.Errorf("ignore path %q: empty field", p)
+			}
+		}
+		m.ignore = append(m.ignore, parts[1:])
+	}
+	return m, nil
+}
+
+// tree decodes params and removes the ignored paths.
+func (m *matcher) tree(params json.RawMessage) (any, error) {
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || string(p) == "null" {
+		return map[string]any{}, nil
+	}
+	var v any
+	if err := json.Unmarshal(p, &v); err != nil {
+		return nil, err
+	}
+	for _, path := range m.ignore {
+		v = remove(v, path)
+	}
+	return v, nil
+}
+
+// key returns the match key of a message and its canonical params tree.
+func (m *matcher) key(method string, params json.RawMessage) (string, any, error) {
+	t, err := m.tree(params)
+	if err != nil {
+		return "", nil, err
+	}
+	b, err := json.Marshal(t) // maps marshal with sorted keys
+	if err != nil {
+		return "", nil, err
+	}
+	return method + " " + string(b), t, nil
+}
+
+func remove(v any, path []string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(path) == 1 {
+			if path[0] == "*" {
+				clear(x)
+			} else {
+				delete(x, path[0])
+			}
+			return x
+		}
+		if path[0] == "*" {
+			for k, c := range x {
+				x[k] = remove(c, path[1:])
+			}
+		} else if c, ok := x[path[0]]; ok {
+			x[path[0]] = remove(c, path[1:])
+		}
+	case []any:
+		if path[0] != "*" {
+			return x
+		}
+		if len(path) == 1 {
+			return x[:0]
+		}
+		for i, c := range x {
+			x[i] = remove(c, path[1:])
+		}
+	}
+	return v
+}
+
+// diffPaths lists the JSON paths where a and b differ, at most limit.
+func diffPaths(prefix string, a, b any, out []string, limit int) []string {
+	if len(out) >= limit {
+		return out
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return append(out, prefix)
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			xv, xok := x[k]
+			yv, yok := y[k]
+			p := prefix + "." + k
+			if xok != yok {
+				out = append(out, p)
+			} else {
+				out = diffPaths(p, xv, yv, out, limit)
+			}
+			if len(out) >= limit {
+				break
+			}
+		}
+		return out
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return append(out, prefix)
+		}
+		for i := range x {
+			out = diffPaths(prefix+"["+strconv.Itoa(i)+"]", x[i], y[i], out, limit)
+		}
+		return out
+	default:
+		if a != b {
+			return append(out, prefix)
+		}
+		return out
+	}
+}

@@ -1,0 +1,263 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// ErrDied is returned by ServeStdio when a die (or cut-stream) fault fired:
+// the server "died" mid-call and its stream ended.
+var ErrDied = errors.New("replay: server died (fault)")
+
+// stdioIndex is a stdio recording prepared for replay.
+type stdioIndex struct {
+	startup *interaction // what the server sent before any client message
+}
+
+// buildStdio turns the lines into interactions. A recorded server message
+// belongs to the last client message before it (it is replayed when that
+// message is matched), except the answer to a client request, which
+// belongs to that request.
+func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
+	msgs := make([]*message, len(fx.Stdio))
+	for i, l := range fx.Stdio {
+		m, err := parseMessage(l.Message)
+		if err != nil {
+			return nil, fmt.Errorf("%s: lines[%d] (%s): %v", e.name, i, l.Dir, err)
+		}
+		msgs[i] = m
+	}
+	ix := &stdioIndex{startup: &interaction{seq: 0, pos: -1, label: "server messages before any client message"}}
+	answers := map[int]*interaction{}
+	for i, l := range fx.Stdio {
+		if l.Dir == fixtures.DirSend && msgs[i].isResponse() {
+			it := &interaction{seq: i + 1, pos: i, label: fmt.Sprintf("client answer (id %s)", msgs[i].id)}
+			answers[i] = it
+			e.answers.put(msgs[i].id, it)
+		}
+	}
+	var all []*interaction
+	trigger := ix.startup
+	lastSend := -1
+	calls := map[string]*interaction{} // client requests waiting for their answer
+	for i, l := range fx.Stdio {
+		m := msgs[i]
+		if l.Dir == fixtures.DirSend {
+			lastSend = i
+			if m.isResponse() {
+				trigger = answers[i]
+				all = append(all, trigger)
+				continue
+			}
+			it := &interaction{seq: i + 1, pos: i}
+			if err := e.keyed(it, m); err != nil {
+				return nil, fmt.Errorf("%s: lines[%d]: %v", e.name, i, err)
+			}
+			if m.isRequest() {
+				calls[string(m.id)] = it
+			}
+			trigger = it
+			all = append(all, it)
+			continue
+		}
+		if m.isResponse() {
+			if it := calls[string(m.id)]; it != nil {
+				delete(calls, string(m.id))
+				it.script.add(step{kind: stepRespond, m: m, at: lastSend, seq: i + 1})
+				continue
+			}
+		}
+		st := step{kind: stepEmit, m: m, at: lastSend, seq: i + 1}
+		if m.isRequest() {
+			st.answer = e.answers.claim(m.id, i)
+		}
+		trigger.script.add(st)
+	}
+	ix.startup.script.finish()
+	for _, it := range all {
+		it.script.finish()
+		e.addInteraction(it)
+	}
+	e.done()
+	return ix, nil
+}
+
+// ServeStdio serves a stdio recording on in (client to server) and out
+// (server to client), one JSON-RPC message a line, until in ends (nil
+// error), ctx ends (ctx.Err()) or a die fault fires (ErrDied). The report
+// is complete when it returns. A goroutine reading in may stay blocked in
+// in.Read until in is closed when ServeStdio returns because of ctx.
+func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.Writer, opts Options) (*Report, error) {
+	if fx == nil {
+		return nil, errors.New("replay: nil fixture")
+	}
+	name := fx.Manifest.Name
+	if err := fx.Check(); err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", name, err)
+	}
+	if fx.Manifest.Transport != fixtures.TransportStdio {
+		return nil, fmt.Errorf("fixture %s: transport %q, want %q", name, fx.Manifest.Transport, fixtures.TransportStdio)
+	}
+	for _, f := range opts.Faults {
+		if f.Kind == FaultSessionExpired {
+			return nil, fmt.Errorf("fault %s: stdio has no sessions", f)
+		}
+	}
+	if len(opts.RequireHeaders) > 0 {
+		return nil, errors.New("replay: RequireHeaders applies to HTTP only")
+	}
+	e, err := newEngine(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := buildStdio(e, fx)
+	if err != nil {
+		return nil, err
+	}
+	s := &stdioConn{e: e, p: newPeer(), w: bufio.NewWriter(out)}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	err = s.serve(ix, in)
+	s.cancel()
+	s.wg.Wait()
+	s.p.close()
+	r := e.report()
+	return &r, err
+}
+
+type stdioConn struct {
+	e      *engine
+	p      *peer
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	wmu sync.Mutex
+	w   *bufio.Writer
+}
+
+func (s *stdioConn) write(_ *step, data []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.ctx.Err() != nil {
+		return s.ctx.Err()
+	}
+	s.w.Write(data)
+	s.w.WriteByte('\n')
+	return s.w.Flush()
+}
+
+// play runs a script in the background, after delay.
+func (s *stdioConn) play(sc *script, id []byte, delay func() bool) {
+	if len(sc.steps) == 0 {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if delay != nil && !delay() {
+			return
+		}
+		_ = s.e.run(s.ctx, s.p, sc, id, s.write)
+	}()
+}
+
+func (s *stdioConn) serve(ix *stdioIndex, in io.Reader) error {
+	lines := make(chan []byte)
+	ended := make(chan error, 1)
+	go func() {
+		br := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				select {
+				case lines <- line:
+				case <-s.ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				ended <- err
+				return
+			}
+		}
+	}()
+	s.play(&ix.startup.script, nil, nil)
+	for {
+		select {
+		case <-s.ctx.Done():
+			return s.ctx.Err()
+		case err := <-ended:
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		case line := <-lines:
+			if err := s.handle(line); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *stdioConn) handle(line []byte) error {
+	e := s.e
+	in, err := decodeIncoming(line)
+	if err != nil {
+		e.unmatched("", "replay: "+err.Error())
+		return s.write(nil, rpcError(nil, CodeParseError, "replay: "+err.Error()))
+	}
+	if in.isResponse() {
+		pd := s.p.deliver(in)
+		if pd == nil {
+			e.unmatched("", fmt.Sprintf("replay: answer with id %s matches no pending server request", in.ID))
+			return nil
+		}
+		if sc := e.afterAnswer(pd); sc != nil {
+			s.play(sc, nil, nil)
+		}
+		return nil
+	}
+	key, tree, err := e.match.key(in.Method, in.Params)
+	if err != nil {
+		msg := "replay: params: " + err.Error()
+		e.unmatched(in.Method, msg)
+		if in.isRequest() {
+			return s.write(nil, rpcError(in.ID, CodeParseError, msg))
+		}
+		return nil
+	}
+	var delay func() bool
+	if in.isRequest() {
+		f, d := e.faults.onRequest(in.Method)
+		if f.Kind == FaultDie || f.Kind == FaultCutStream {
+			e.fired(f, label(in.Method, tree))
+			return ErrDied
+		}
+		if d > 0 {
+			delay = func() bool { return sleep(s.ctx, d) }
+		}
+	}
+	it := e.take(key)
+	if it == nil {
+		switch {
+		case !in.isRequest():
+			e.unmatched(in.Method, "replay: unrecorded notification "+in.Method)
+			return nil
+		case in.Method == "server/discover":
+			return s.write(nil, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
+		default:
+			msg := e.unmatchedText(in.Method, tree)
+			e.unmatched(in.Method, msg)
+			return s.write(nil, rpcError(in.ID, CodeUnmatched, msg))
+		}
+	}
+	s.play(&it.script, in.ID, delay)
+	return nil
+}
