@@ -59,12 +59,12 @@ type MissingAnswer struct {
 
 // Clean reports whether the replay saw no problem (unused interactions
 // are not problems).
-func (r *Report) Clean() bool {
+func (r Report) Clean() bool {
 	return len(r.Unmatched) == 0 && len(r.HeaderMismatches) == 0 && len(r.MissingAnswers) == 0
 }
 
 // String renders the report for humans.
-func (r *Report) String() string {
+func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay of %s: %d session(s), %d request(s) (%d tools/call, %d repeated), %d server request(s) answered\n",
 		r.Fixture, r.Sessions, r.Requests, r.Calls, r.Repeated, r.Answers)
