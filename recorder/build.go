@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -241,6 +242,7 @@ type message struct {
 	fromClient bool
 	id         json.RawMessage
 	method     string
+	params     json.RawMessage
 	result     json.RawMessage
 }
 
@@ -262,10 +264,11 @@ func parseMessages(raw json.RawMessage, fromClient bool) []message {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
 			Result json.RawMessage `json:"result"`
 		}
 		if json.Unmarshal(b, &m) == nil {
-			out = append(out, message{fromClient, compact(m.ID), m.Method, m.Result})
+			out = append(out, message{fromClient, compact(m.ID), m.Method, m.Params, m.Result})
 		}
 	}
 	return out
@@ -291,39 +294,63 @@ func exchangeMessages(ex fixtures.Exchange) []message {
 	return msgs
 }
 
-// fillManifest reads the negotiated version and server from the initialize
-// result, and the tools from the first tools/list result.
+// fillManifest reads the negotiated version and the server from the
+// initialize result (or, when the session was opened by server/discover
+// alone, as go-sdk v1.8.0 does at protocol 2026-07-28, from the discover
+// exchange), and the tools from the first tools/list result.
 func fillManifest(m *fixtures.Manifest, msgs []message) error {
-	resultOf := func(method string) json.RawMessage {
+	call := func(method string) (params, result json.RawMessage) {
 		for i, req := range msgs {
 			if !req.fromClient || req.method != method || req.id == nil {
 				continue
 			}
 			for _, resp := range msgs[i+1:] {
 				if !resp.fromClient && resp.method == "" && bytes.Equal(resp.id, req.id) && resp.result != nil {
-					return resp.result
+					return req.params, resp.result
 				}
 			}
 		}
-		return nil
+		return nil, nil
 	}
-	init := resultOf("initialize")
-	if init == nil {
-		return errors.New("recorder: the recording holds no initialize result")
+	type serverInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
 	}
-	var ir struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		ServerInfo      struct {
-			Name    string `json:"name"`
-			Version string `json:"version"`
-		} `json:"serverInfo"`
+	if _, init := call("initialize"); init != nil {
+		var ir struct {
+			ProtocolVersion string     `json:"protocolVersion"`
+			ServerInfo      serverInfo `json:"serverInfo"`
+		}
+		if err := json.Unmarshal(init, &ir); err != nil {
+			return fmt.Errorf("recorder: reading the initialize result: %w", err)
+		}
+		m.ProtocolVersion = ir.ProtocolVersion
+		m.Server = fixtures.ServerLabel(ir.ServerInfo.Name, ir.ServerInfo.Version)
+	} else if params, disc := call("server/discover"); disc != nil {
+		var dp struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		var dr struct {
+			Meta struct {
+				ServerInfo serverInfo `json:"io.modelcontextprotocol/serverInfo"`
+			} `json:"_meta"`
+			SupportedVersions []string `json:"supportedVersions"`
+		}
+		_ = json.Unmarshal(params, &dp)
+		if err := json.Unmarshal(disc, &dr); err != nil {
+			return fmt.Errorf("recorder: reading the server/discover result: %w", err)
+		}
+		var requested string
+		_ = json.Unmarshal(dp.Meta["io.modelcontextprotocol/protocolVersion"], &requested)
+		if !slices.Contains(dr.SupportedVersions, requested) {
+			return fmt.Errorf("recorder: the recording holds no initialize result, and server/discover did not accept version %q", requested)
+		}
+		m.ProtocolVersion = requested
+		m.Server = fixtures.ServerLabel(dr.Meta.ServerInfo.Name, dr.Meta.ServerInfo.Version)
+	} else {
+		return errors.New("recorder: the recording holds neither an initialize nor a server/discover result")
 	}
-	if err := json.Unmarshal(init, &ir); err != nil {
-		return fmt.Errorf("recorder: reading the initialize result: %w", err)
-	}
-	m.ProtocolVersion = ir.ProtocolVersion
-	m.Server = fixtures.ServerLabel(ir.ServerInfo.Name, ir.ServerInfo.Version)
-	if list := resultOf("tools/list"); list != nil {
+	if _, list := call("tools/list"); list != nil {
 		var lr struct {
 			Tools []struct {
 				Name string `json:"name"`
