@@ -1,0 +1,201 @@
+// Package testserver holds the go-sdk MCP servers the impl tests talk to:
+// served in process over Streamable HTTP, or re-executed from the test
+// binary as a stdio server (see Main).
+//
+// It is test-only: nothing outside impl's tests imports it, and it imports
+// nothing of impl or of the harness.
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Environment of a re-executed stdio server.
+const (
+	// EnvKind selects the helper: "mcp" (the MCP server) or "sleep" (a
+	// process that only waits, the grandchild of group-kill tests).
+	EnvKind = "MCPPARITY_TEST_SERVER"
+	// EnvStarts names a file the server appends its pid to when it starts.
+	EnvStarts = "MCPPARITY_TEST_STARTS"
+	// EnvChildren names a file the server appends its grandchild's pid to;
+	// when set, the server spawns a "sleep" helper in its own process group.
+	EnvChildren = "MCPPARITY_TEST_CHILDREN"
+	// EnvBlockInit, when "1", makes initialize wait until its request ends.
+	EnvBlockInit = "MCPPARITY_TEST_BLOCK_INIT"
+	// EnvRelease names a file: initialize waits until it exists.
+	EnvRelease = "MCPPARITY_TEST_RELEASE"
+	// EnvMarker names a file used by die_once (first call dies) and by
+	// wait_release (created when the call has arrived).
+	EnvMarker = "MCPPARITY_TEST_MARKER"
+	// EnvPageSize sets ServerOptions.PageSize.
+	EnvPageSize = "MCPPARITY_TEST_PAGE_SIZE"
+)
+
+// Options shape a server.
+type Options struct {
+	// PageSize is ServerOptions.PageSize (0: the SDK's default).
+	PageSize int
+	// Stdio adds the tools that only make sense in a process of their own
+	// (die, die_once, env).
+	Stdio bool
+	// Marker is the file of die_once and wait_release.
+	Marker string
+	// BeforeInitialize, if set, runs before initialize is handled; an
+	// error fails the initialize request.
+	BeforeInitialize func(ctx context.Context) error
+	// Extra tools are added as given (name → result).
+	Extra map[string]*mcp.CallToolResult
+}
+
+// Schemas of the tools, as the client sees them.
+var (
+	TextSchema  = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	EmptyObject = json.RawMessage(`{"type":"object"}`)
+)
+
+// Names and descriptions of the common tools.
+const (
+	EchoDescription = "Echo the text back."
+	TitledTitle     = "Only a title"
+)
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func args(req *mcp.CallToolRequest) map[string]any {
+	m := map[string]any{}
+	if req.Params != nil && len(req.Params.Arguments) > 0 {
+		_ = json.Unmarshal(req.Params.Arguments, &m)
+	}
+	return m
+}
+
+// New returns a server with the common tools:
+//   - echo: returns its "text" argument;
+//   - titled: a tool with a title and no description, returns "titled";
+//   - ping: pings the client, then returns "pong";
+//   - fail: a tool error (isError) with the text "boom";
+//   - rpcfail: always a JSON-RPC error;
+//   - block: waits until the call is cancelled;
+//
+// and, with Stdio: env (returns the env var named by "name"), die (exits
+// during the call), die_once (exits during its first call, then answers
+// "survived"), wait_release (creates Marker, then waits until its call is
+// cancelled).
+func New(o Options) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpparity-testserver", Version: "1.0.0"},
+		&mcp.ServerOptions{PageSize: o.PageSize})
+	if o.BeforeInitialize != nil {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "initialize" {
+					if err := o.BeforeInitialize(ctx); err != nil {
+						return nil, err
+					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
+	s.AddTool(&mcp.Tool{Name: "echo", Description: EchoDescription, InputSchema: TextSchema},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			t, _ := args(req)["text"].(string)
+			return textResult(t), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "titled", Title: TitledTitle, InputSchema: EmptyObject},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("titled"), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "ping", Description: "Pings the client first.", InputSchema: EmptyObject},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if err := req.Session.Ping(ctx, nil); err != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "ping: " + err.Error()}}}, nil
+			}
+			return textResult("pong"), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "fail", Description: "A tool error.", InputSchema: EmptyObject},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "rpcfail", Description: "A JSON-RPC error.", InputSchema: EmptyObject},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("rpcfail always fails")
+		})
+	s.AddTool(&mcp.Tool{Name: "block", Description: "Waits until cancelled.", InputSchema: EmptyObject},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	for name, res := range o.Extra {
+		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: EmptyObject},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
+	}
+	if !o.Stdio {
+		return s
+	}
+	s.AddTool(&mcp.Tool{Name: "env", Description: "Returns an env var.", InputSchema: EmptyObject},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n, _ := args(req)["name"].(string)
+			return textResult(os.Getenv(n)), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "die", Description: "Exits during the call.", InputSchema: EmptyObject},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "die_once", Description: "Exits during its first call.", InputSchema: EmptyObject},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			f, err := os.OpenFile(o.Marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+			if err == nil {
+				_ = f.Close()
+				os.Exit(3) // first call: the marker did not exist
+			}
+			return textResult("survived"), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "wait_release", Description: "Marks its arrival, then waits.", InputSchema: EmptyObject},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if err := os.WriteFile(o.Marker, []byte("in call"), 0o600); err != nil {
+				return nil, err
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	return s
+}
+
+// WaitFile waits until path exists or ctx ends.
+func WaitFile(ctx context.Context, path string) error {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// AppendPid appends pid and a newline to path (O_APPEND: one write per line).
+func AppendPid(path string, pid int) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(f, "%d\n", pid); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
