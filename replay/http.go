@@ -283,7 +283,9 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 	switch {
 	case a.form == formSSE && in.isRequest():
 		w.WriteHeader(a.status)
-		if flusher != nil {
+		// The headers go out with the first event, unless something is
+		// waited for before it (the client must see its stream open).
+		if st := it.script.steps; flusher != nil && (len(st) == 0 || st[0].onGET || st[0].kind == stepAwait) {
 			flusher.Flush()
 		}
 		var p *peer

@@ -80,7 +80,7 @@ func parseMessage(raw []byte) (*message, error) {
 			m.isError = true
 		}
 	}
-	if m.method == "" && m.id == nil {
+	if m.method == "" && (m.id == nil || !m.result && !m.isError) {
 		return nil, errors.New("neither a request, a notification nor a response")
 	}
 	return m, nil
