@@ -32,7 +32,7 @@ const (
 	// EnvRelease names a file: initialize waits until it exists.
 	EnvRelease = "MCPPARITY_TEST_RELEASE"
 	// EnvMarker names a file used by die_once (first call dies) and by
-	// wait_release (created when the call has arrived).
+	// die_on_release (created when the call has arrived).
 	EnvMarker = "MCPPARITY_TEST_MARKER"
 	// EnvPageSize sets ServerOptions.PageSize.
 	EnvPageSize = "MCPPARITY_TEST_PAGE_SIZE"
@@ -45,7 +45,7 @@ type Options struct {
 	// Stdio adds the tools that only make sense in a process of their own
 	// (die, die_once, env).
 	Stdio bool
-	// Marker is the file of die_once and wait_release.
+	// Marker is the file of die_once and die_on_release.
 	Marker string
 	// BeforeInitialize, if set, runs before initialize is handled; an
 	// error fails the initialize request.
@@ -59,6 +59,10 @@ var (
 	TextSchema  = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
 	EmptyObject = json.RawMessage(`{"type":"object"}`)
 )
+
+// ReleaseSuffix, added to the marker file's name, is the file die_on_release
+// waits for.
+const ReleaseSuffix = ".release"
 
 // Names and descriptions of the common tools.
 const (
@@ -88,8 +92,8 @@ func args(req *mcp.CallToolRequest) map[string]any {
 //
 // and, with Stdio: env (returns the env var named by "name"), die (exits
 // during the call), die_once (exits during its first call, then answers
-// "survived"), wait_release (creates Marker, then waits until its call is
-// cancelled).
+// "survived"), die_on_release (creates Marker, waits until Marker+ReleaseSuffix
+// exists, then exits during the call).
 func New(o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpparity-testserver", Version: "1.0.0"},
 		&mcp.ServerOptions{PageSize: o.PageSize})
@@ -160,13 +164,16 @@ func New(o Options) *mcp.Server {
 			}
 			return textResult("survived"), nil
 		})
-	s.AddTool(&mcp.Tool{Name: "wait_release", Description: "Marks its arrival, then waits.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "die_on_release", Description: "Marks its arrival, waits, then exits.", InputSchema: EmptyObject},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if err := os.WriteFile(o.Marker, []byte("in call"), 0o600); err != nil {
 				return nil, err
 			}
-			<-ctx.Done()
-			return nil, ctx.Err()
+			if err := WaitFile(ctx, o.Marker+ReleaseSuffix); err != nil {
+				return nil, err
+			}
+			os.Exit(3)
+			return nil, nil
 		})
 	return s
 }
