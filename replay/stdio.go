@@ -124,9 +124,14 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 	s := &stdioConn{e: e, p: newPeer(), w: bufio.NewWriter(out)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	err = s.serve(ix, in)
-	s.cancel()
-	s.wg.Wait()
+	if err != nil {
+		s.cancel() // ctx ended or the server died: drop what is in flight
+	}
+	// At the end of input, answers in flight are still written; waits for
+	// the client's answers end at once (reported as missing).
 	s.p.close()
+	s.wg.Wait()
+	s.cancel()
 	r := e.report()
 	return &r, err
 }
