@@ -1,0 +1,118 @@
+package mutations
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ruleInName finds rule ids inside a test function's name: TestP10Retry,
+// TestConfig_C1, TestStatusP16Parallel (the id starts after a lower-case
+// letter, a digit-free boundary or "_", and is not followed by a digit, so
+// TestHTTP1 and TestP10 do not name P1).
+var ruleInName = regexp.MustCompile(`(?:^|[a-z_])(C[1-8]|P1[0-7]|P[1-9])(?:[^0-9]|$)`)
+
+// ruleInText finds rule ids in comments and string literals.
+var ruleInText = regexp.MustCompile(`\b(C[1-8]|P1[0-7]|P[1-9])\b`)
+
+// RuleTests maps each rule id to the top-level tests of the package in dir
+// that name it: in the test's name, its doc comment, a comment inside it, or
+// a string literal inside it (a t.Run name, a table's rule field). Names are
+// sorted.
+func RuleTests(dir string) (map[string][]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	sets := map[string]map[string]bool{}
+	add := func(rule, test string) {
+		if sets[rule] == nil {
+			sets[rule] = map[string]bool{}
+		}
+		sets[rule][test] = true
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+		if err != nil {
+			continue // a test file that does not parse: the build will say so
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !isTestName(fn.Name.Name) {
+				continue
+			}
+			test := fn.Name.Name
+			for _, m := range ruleInName.FindAllStringSubmatch(strings.TrimPrefix(test, "Test"), -1) {
+				add(m[1], test)
+			}
+			if fn.Doc != nil {
+				for _, m := range ruleInText.FindAllStringSubmatch(fn.Doc.Text(), -1) {
+					add(m[1], test)
+				}
+			}
+			for _, cg := range f.Comments {
+				if cg.Pos() >= fn.Pos() && cg.End() <= fn.End() {
+					for _, m := range ruleInText.FindAllStringSubmatch(cg.Text(), -1) {
+						add(m[1], test)
+					}
+				}
+			}
+			if fn.Body != nil {
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					if bl, ok := n.(*ast.BasicLit); ok && bl.Kind == token.STRING {
+						if s, err := strconv.Unquote(bl.Value); err == nil && len(s) <= 80 {
+							for _, m := range ruleInText.FindAllStringSubmatch(s, -1) {
+								add(m[1], test)
+							}
+						}
+					}
+					return true
+				})
+			}
+		}
+	}
+	out := map[string][]string{}
+	for rule, set := range sets {
+		for t := range set {
+			out[rule] = append(out[rule], t)
+		}
+		sort.Strings(out[rule])
+	}
+	return out, nil
+}
+
+// isTestName reports whether name is a test function's name (Test, or
+// Test followed by a character that is not a lower-case letter).
+func isTestName(name string) bool {
+	if !strings.HasPrefix(name, "Test") || name == "TestMain" {
+		return false
+	}
+	if len(name) == 4 {
+		return true
+	}
+	c := name[4]
+	return !(c >= 'a' && c <= 'z')
+}
+
+// runFilter is the -run pattern selecting exactly the named top-level tests.
+func runFilter(tests []string) string {
+	if len(tests) == 0 {
+		return ""
+	}
+	q := make([]string, len(tests))
+	for i, t := range tests {
+		q[i] = regexp.QuoteMeta(t)
+	}
+	return "^(" + strings.Join(q, "|") + ")$"
+}
