@@ -152,9 +152,12 @@ func eventStep(ev fixtures.Event, seq int) (step, error) {
 	if len(ev.Data) == 0 {
 		return step{kind: stepComment, comment: ev.Comment, event: ev.Event, evID: ev.ID, at: ev.After, seq: seq}, nil
 	}
-	m, err := parseMessage(ev.Data)
-	if err != nil {
-		return step{}, fmt.Errorf("data: %v", err)
+	m, ok := rawText(ev.Data)
+	if !ok {
+		var err error
+		if m, err = parseMessage(ev.Data); err != nil {
+			return step{}, fmt.Errorf("data: %v", err)
+		}
 	}
 	return step{kind: stepEmit, m: m, event: ev.Event, evID: ev.ID, at: ev.After, seq: seq}, nil
 }

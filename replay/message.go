@@ -36,6 +36,20 @@ func (m *message) withID(id []byte) []byte {
 	return append(out, m.raw[m.idEnd:]...)
 }
 
+// rawText returns the text of a recorded non-JSON payload (the format
+// stores it as a JSON string), or ok false for a JSON message.
+func rawText(raw []byte) (*message, bool) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '"' {
+		return nil, false
+	}
+	var s string
+	if json.Unmarshal(t, &s) != nil {
+		return nil, false
+	}
+	return &message{raw: []byte(s)}, true
+}
+
 // parseMessage compacts and parses one recorded JSON-RPC message.
 func parseMessage(raw []byte) (*message, error) {
 	var buf bytes.Buffer

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"bytes"
 	"crypto/rand"
+	"strings"
 	"sync"
 )
 
@@ -39,13 +41,19 @@ func (s *session) drain() [][]byte {
 	return out
 }
 
-// sseFrame renders one server-sent event.
+// sseFrame renders one server-sent event. Comments and data may hold
+// several lines; each gets its own field line.
 func sseFrame(st *step, data []byte) []byte {
 	if st.kind == stepComment {
-		return []byte(": " + st.comment + "\n\n")
+		var b []byte
+		for _, line := range strings.Split(st.comment, "\n") {
+			b = append(b, ": "...)
+			b = append(b, line...)
+			b = append(b, '\n')
+		}
+		return append(b, '\n')
 	}
-	n := len(data) + 16 + len(st.event) + len(st.evID)
-	b := make([]byte, 0, n)
+	b := make([]byte, 0, len(data)+16+len(st.event)+len(st.evID))
 	if st.event != "" {
 		b = append(b, "event: "...)
 		b = append(b, st.event...)
@@ -56,7 +64,15 @@ func sseFrame(st *step, data []byte) []byte {
 		b = append(b, st.evID...)
 		b = append(b, '\n')
 	}
-	b = append(b, "data: "...)
-	b = append(b, data...)
-	return append(b, '\n', '\n')
+	for {
+		line, rest, more := bytes.Cut(data, []byte{'\n'})
+		b = append(b, "data: "...)
+		b = append(b, line...)
+		b = append(b, '\n')
+		if !more {
+			break
+		}
+		data = rest
+	}
+	return append(b, '\n')
 }

@@ -28,6 +28,10 @@ type stdioIndex struct {
 func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 	msgs := make([]*message, len(fx.Stdio))
 	for i, l := range fx.Stdio {
+		if m, ok := rawText(l.Message); ok {
+			msgs[i] = m // a line that was not JSON: replayed as is, never matched
+			continue
+		}
 		m, err := parseMessage(l.Message)
 		if err != nil {
 			return nil, fmt.Errorf("%s: lines[%d] (%s): %v", e.name, i, l.Dir, err)
@@ -49,6 +53,12 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 	calls := map[string]*interaction{} // client requests waiting for their answer
 	for i, l := range fx.Stdio {
 		m := msgs[i]
+		if m.method == "" && m.id == nil { // not JSON
+			if l.Dir == fixtures.DirRecv {
+				trigger.script.add(step{kind: stepEmit, m: m, at: lastSend, seq: i + 1})
+			}
+			continue
+		}
 		if l.Dir == fixtures.DirSend {
 			lastSend = i
 			if m.isResponse() {

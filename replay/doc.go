@@ -1,0 +1,50 @@
+// Package replay serves a recorded MCP conversation (package fixtures) back
+// to any MCP client, over Streamable HTTP (Replay, an http.Handler) or over
+// stdio (ServeStdio). It stands on the recording alone: it never imports the
+// reference pool.
+//
+// # Matching
+//
+// Each client message is matched to a recorded one by its JSON-RPC method
+// and its params compared as JSON (key order and spacing do not matter;
+// absent params, null and {} are equal), after removing the ignore paths
+// (Options.IgnorePaths, default params._meta and params.clientInfo.version).
+// Ids are not compared: the answer carries the client's id. Identical
+// messages are replayed in recorded order (one queue per match key); past
+// the end of a queue the last recorded answer repeats (Report.Repeated
+// counts it). The client's answers to server requests (pings, roots/list)
+// are matched by the id the replay sent, not by content.
+//
+// # Answers
+//
+// HTTP: the recorded form (application/json body, or text/event-stream
+// events, or a status with text). initialize gets a fresh Mcp-Session-Id
+// when the recording's did; later requests must carry a live one (unknown:
+// 404 text/plain "session not found"; missing: 400). Notifications and
+// client answers get their recorded status (202). GET opens the standalone
+// stream (": ok" first, then the recorded server messages at their point);
+// DELETE ends the session (204). An unrecorded server/discover gets
+// -32601 "Method not found" so clients fall back to initialize; an
+// unrecorded GET gets 405.
+//
+// Server messages are placed on the timeline by the recording (Event.After,
+// or the order of stdio lines): a message is sent when the client message
+// it followed is matched, on the stream it was recorded on. A server
+// request's answer is awaited (Options.AnswerTimeout, default 5 s, and the
+// request's context) before the steps recorded after that answer; a missing
+// answer or an error answer is reported in Report.MissingAnswers.
+//
+// # Errors
+//
+//   - CodeUnmatched (-32600): no recorded interaction matches. The message
+//     reads `replay: unmatched tools/call "x": closest recorded interaction
+//     is #6 tools/call "y", differing at params.name, params.arguments.z`,
+//     or `replay: no recorded M request (recorded: ...)`.
+//   - CodeMethodNotFound (-32601): unrecorded server/discover.
+//   - CodeParseError (-32700): not a JSON-RPC message (HTTP status 400).
+//   - CodeHeaderMismatch (-32001): a header of Options.RequireHeaders is
+//     missing or different (HTTP status 400; GET and DELETE get a 400 text).
+//
+// Every problem is listed in the Report; recorded interactions never used
+// are listed as Unused.
+package replay
