@@ -12,11 +12,13 @@ import (
 	"github.com/mcpparity/mcpparity/recorder"
 )
 
-var update = flag.Bool("update", false, "rewrite the committed recordings in fixtures/recordings/sdk")
+var update = flag.Bool("update", false, "rewrite the committed recordings in recorder/testdata")
 
 // TestCommittedRecordings records the standard scenario (tools/list, then
-// every tool once) in the three forms and compares it with the committed
-// recordings, byte for byte; -update rewrites them.
+// every tool once) in the three forms and compares it with the recordings in
+// testdata, byte for byte, across runs and machines; -update rewrites them.
+// (fixtures/recordings/sdk holds the pool's own recordings, written by
+// `mcpparity record`.)
 func TestCommittedRecordings(t *testing.T) {
 	record := map[string]func(cfg recorder.Config) []byte{
 		"sse":   func(cfg recorder.Config) []byte { d, _ := recordHTTP(t, false, nil, cfg, "hello"); return d },
@@ -25,13 +27,10 @@ func TestCommittedRecordings(t *testing.T) {
 	}
 	for _, mode := range []string{"sse", "json", "stdio"} {
 		t.Run(mode, func(t *testing.T) {
-			name := "sdk/" + mode + ".json"
+			name := mode + ".json"
 			got := record[mode](testConfig("sdk-" + mode))
-			path := filepath.Join("..", "fixtures", "recordings", filepath.FromSlash(name))
+			path := filepath.Join("testdata", name)
 			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
 				f, err := fixtures.Decode(path, got)
 				if err != nil {
 					t.Fatal(err)
