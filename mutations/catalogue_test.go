@@ -82,7 +82,7 @@ func sampleFS(mutants string) fstest.MapFS {
 
 func TestLoadCatalogue(t *testing.T) {
 	fsys := fstest.MapFS{
-		"rules/P2.json": {Data: []byte(`{"rule":"P2","mutants":[{"id":"p2-a","file":"p/p.go","original":"A","replacement":"Z","why":"w"}]}`)},
+		"rules/P2.json":  {Data: []byte(`{"rule":"P2","mutants":[{"id":"p2-a","file":"p/p.go","original":"A","replacement":"Z","why":"w"}]}`)},
 		"rules/P10.json": {Data: []byte(`{"rule":"P10","mutants":[{"id":"p10-a","file":"p/p.go","original":"B","replacement":"Z","why":"w"}]}`)},
 		"rules/C3.json": {Data: []byte(`{"rule":"C3","mutants":[{"id":"c3-a","file":"p/p.go","original":"A","replacement":"Z","why":"w","run":"^TestA$"},
 			{"id":"c3-b","file":"p/p.go","original":"B","replacement":"Z","why":"w"}]}`)},

@@ -12,11 +12,33 @@ import (
 	"strings"
 )
 
-// ruleInName finds rule ids inside a test function's name: TestP10Retry,
-// TestConfig_C1, TestStatusP16Parallel (the id starts after a lower-case
-// letter, a digit-free boundary or "_", and is not followed by a digit, so
-// TestHTTP1 and TestP10 do not name P1).
-var ruleInName = regexp.MustCompile(`(?:^|[a-z_])(C[1-8]|P1[0-7]|P[1-9])(?:[^0-9]|$)`)
+// rulesInName finds rule ids inside a test function's name (without its
+// "Test" prefix): P10Retry, Config_C1, StatusP16Parallel, P3P4_Timeouts.
+// An id starts at the beginning, or after a lower-case letter, a digit or
+// "_", and is not followed by a digit: HTTP1 and P10 do not name P1.
+func rulesInName(name string) []string {
+	var out []string
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c != 'C' && c != 'P' {
+			continue
+		}
+		if i > 0 {
+			b := name[i-1]
+			if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '_') {
+				continue
+			}
+		}
+		j := i + 1
+		for j < len(name) && name[j] >= '0' && name[j] <= '9' {
+			j++
+		}
+		if id := name[i:j]; ValidRule(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
 
 // ruleInText finds rule ids in comments and string literals.
 var ruleInText = regexp.MustCompile(`\b(C[1-8]|P1[0-7]|P[1-9])\b`)
@@ -53,8 +75,8 @@ func RuleTests(dir string) (map[string][]string, error) {
 				continue
 			}
 			test := fn.Name.Name
-			for _, m := range ruleInName.FindAllStringSubmatch(strings.TrimPrefix(test, "Test"), -1) {
-				add(m[1], test)
+			for _, id := range rulesInName(strings.TrimPrefix(test, "Test")) {
+				add(id, test)
 			}
 			if fn.Doc != nil {
 				for _, m := range ruleInText.FindAllStringSubmatch(fn.Doc.Text(), -1) {
