@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/mcpparity/mcpparity/mutations"
@@ -97,9 +98,11 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ms = sh.Split(ms)
 
 	if *list {
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 		for _, m := range ms {
-			fmt.Fprintf(stdout, "%-5s %-32s %s:%d  %s\n", m.Rule, m.ID, m.File, m.Line, m.Why)
+			fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\n", m.Rule, m.ID, m.File, m.Line, m.Why)
 		}
+		_ = tw.Flush()
 		fmt.Fprintf(stdout, "%d mutant(s) (shard %s of %d selected)\n", len(ms), sh, selected)
 		return 0
 	}
