@@ -25,6 +25,9 @@ type Report struct {
 	Unused           []Unused         `json:"unused,omitempty"`
 	HeaderMismatches []HeaderMismatch `json:"headerMismatches,omitempty"`
 	MissingAnswers   []MissingAnswer  `json:"missingAnswers,omitempty"`
+	// EnvMismatches lists required environment variables (stdio) that the
+	// server process did not get: "NAME missing" or "NAME different value".
+	EnvMismatches []string `json:"envMismatches,omitempty"`
 	// Faults lists the faults that fired, in order.
 	Faults []string `json:"faults,omitempty"`
 }

@@ -22,6 +22,13 @@ type subcommand struct {
 
 var subcommands = map[string]subcommand{}
 
+func init() {
+	register("sdk-server", "run the real go-sdk server with the eleven tools (HTTP or --stdio)", runSDKServer)
+	register("replay", "serve a recorded fixture back to any MCP client", runReplay)
+	register("mutate", "apply rule mutants and check that the suite kills each", runMutate)
+	register("mutate-merge", "join the JSON reports of mutate shards", runMutateMerge)
+}
+
 func register(name, summary string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) int) {
 	subcommands[name] = subcommand{summary, run}
 }

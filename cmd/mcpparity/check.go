@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+func init() {
+	register("check", "run the conformance scenarios against a target", runCheck)
+	register("diff", "run the scenarios against two targets and show where they differ", runDiff)
+}
+
+// Exit codes of check and diff.
+const (
+	exitParity    = 0
+	exitDiverged  = 1
+	exitCannotRun = 2
+)
+
+// setup is what check and diff share: the embedded scenarios and
+// mutations, the harness command, the run filter.
+func setup(runExpr string) (*suite.Config, []*suite.Scenario, *regexp.Regexp, error) {
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	muts, err := suite.EmbeddedMutations()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var run *regexp.Regexp
+	if runExpr != "" {
+		if run, err = regexp.Compile(runExpr); err != nil {
+			return nil, nil, nil, fmt.Errorf("--run: %w", err)
+		}
+	}
+	return &suite.Config{Harness: []string{exe}, Mutations: muts}, scs, run, nil
+}
+
+// targetConfig resolves --target and --target-file into cfg.
+func targetConfig(cfg *suite.Config, spec, file string) ([]suite.Deviation, error) {
+	var tf *suite.TargetFile
+	if file != "" {
+		var err error
+		if tf, err = suite.LoadTargetFile(file); err != nil {
+			return nil, err
+		}
+		if spec == "" {
+			spec = tf.Target
+		}
+		cfg.Vars = tf.Env
+	}
+	t, err := suite.ParseTarget(spec)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Target = t
+	if cfg.Store, err = tf.StoreFor(); err != nil {
+		return nil, err
+	}
+	if tf != nil {
+		return tf.Deviations, nil
+	}
+	return nil, nil
+}
+
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	target := fs.String("target", "", "target: ref (default), cmd:<command line>, url:<base>, image:<name:tag>")
+	targetFile := fs.String("target-file", "", "target file (JSON or YAML): env, store commands, accepted deviations")
+	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	junit := fs.String("junit", "", "write JUnit XML to this file")
+	report := fs.String("report", "", "write a Markdown summary to this file")
+	if err := fs.Parse(args); err != nil {
+		return exitCannotRun
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "check: unexpected argument %q\n", fs.Arg(0))
+		return exitCannotRun
+	}
+	cfg, scs, run, err := setup(*runExpr)
+	if err != nil {
+		fmt.Fprintf(stderr, "check: %v\n", err)
+		return exitCannotRun
+	}
+	devs, err := targetConfig(cfg, *target, *targetFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "check: %v\n", err)
+		return exitCannotRun
+	}
+	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, run, stdout)
+	if len(results) == 0 {
+		fmt.Fprintf(stderr, "check: no scenario matches --run %q\n", *runExpr)
+		return exitCannotRun
+	}
+	suite.WriteTable(stdout, cfg.Target.Name(), results)
+	if err := writeReports(*junit, *report, cfg.Target.Name(), results); err != nil {
+		fmt.Fprintf(stderr, "check: %v\n", err)
+		return exitCannotRun
+	}
+	diverged, errored := suite.Failed(results)
+	switch {
+	case errored:
+		return exitCannotRun
+	case diverged:
+		return exitDiverged
+	}
+	return exitParity
+}
+
+func writeReports(junit, report, target string, results []suite.Result) error {
+	write := func(path string, fn func(io.Writer) error) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if err := write(junit, func(w io.Writer) error { return suite.WriteJUnit(w, target, results) }); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return write(report, func(w io.Writer) error { suite.WriteMarkdown(w, target, results); return nil })
+}
+
+func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	a := fs.String("a", "ref", "first target")
+	b := fs.String("b", "", "second target")
+	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	if err := fs.Parse(args); err != nil {
+		return exitCannotRun
+	}
+	if *b == "" {
+		fmt.Fprintln(stderr, "diff: --b is required")
+		return exitCannotRun
+	}
+	cfg, scs, run, err := setup(*runExpr)
+	if err != nil {
+		fmt.Fprintf(stderr, "diff: %v\n", err)
+		return exitCannotRun
+	}
+	ta, err := suite.ParseTarget(*a)
+	if err != nil {
+		fmt.Fprintf(stderr, "diff: --a: %v\n", err)
+		return exitCannotRun
+	}
+	tb, err := suite.ParseTarget(*b)
+	if err != nil {
+		fmt.Fprintf(stderr, "diff: --b: %v\n", err)
+		return exitCannotRun
+	}
+	code := exitParity
+	for _, s := range scs {
+		if run != nil && !run.MatchString(s.Name) {
+			continue
+		}
+		diffs, err := suite.DiffTargets(ctx, *cfg, s, ta, tb)
+		if err != nil {
+			fmt.Fprintf(stdout, "error    %s: %v\n", s.Name, err)
+			code = exitCannotRun
+			continue
+		}
+		if len(diffs) == 0 {
+			fmt.Fprintf(stdout, "same     %s\n", s.Name)
+			continue
+		}
+		fmt.Fprintf(stdout, "differ   %s: %d difference(s)\n", s.Name, len(diffs))
+		suite.WriteSideBySide(stdout, ta.Name(), tb.Name(), diffs)
+		if code == exitParity {
+			code = exitDiverged
+		}
+	}
+	return code
+}

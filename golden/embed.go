@@ -1,0 +1,11 @@
+// Package golden embeds the golden observations: one file per scenario,
+// <scenario>.golden, written by `go test ./internal/suite -update` or
+// `mcpparity record`.
+package golden
+
+import "embed"
+
+// Files holds the golden files (and this source file).
+//
+//go:embed *
+var Files embed.FS

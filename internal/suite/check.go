@@ -1,0 +1,210 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"time"
+)
+
+// Verdicts of a scenario.
+const (
+	Pass     = "pass"     // equal to the golden observations
+	Accepted = "accepted" // differs only where the target declared it may
+	Fail     = "fail"     // a divergence
+	Error    = "error"    // the harness or the target could not run
+)
+
+// Result is one scenario's outcome.
+type Result struct {
+	Scenario string        `json:"scenario"`
+	Verdict  string        `json:"verdict"`
+	Diffs    []Diff        `json:"diffs,omitempty"`
+	Err      string        `json:"error,omitempty"`
+	Logs     string        `json:"logs,omitempty"`
+	Duration time.Duration `json:"duration"`
+	// Observed is the normalized observation, as a golden file holds it.
+	Observed []byte `json:"-"`
+}
+
+// Golden returns the golden observations of a scenario (nil, error when
+// there are none).
+type Golden func(scenario string) ([]byte, error)
+
+// Check runs scenarios against cfg.Target and compares each with its golden
+// observations. Progress gets one line per scenario.
+func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []Deviation, run *regexp.Regexp, progress io.Writer) []Result {
+	var out []Result
+	for _, s := range scenarios {
+		if run != nil && !run.MatchString(s.Name) {
+			continue
+		}
+		start := time.Now()
+		res := checkOne(ctx, cfg, s, golden, deviations)
+		res.Duration = time.Since(start).Round(time.Millisecond)
+		if progress != nil {
+			fmt.Fprintf(progress, "%-8s %-24s %s%s\n", res.Verdict, s.Name, res.Duration, summary(res))
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+func summary(r Result) string {
+	switch r.Verdict {
+	case Error:
+		return "  " + r.Err
+	case Fail, Accepted:
+		n := 0
+		for _, d := range r.Diffs {
+			if !d.Accepted {
+				n++
+			}
+		}
+		return fmt.Sprintf("  %d difference(s), %d accepted", n, len(r.Diffs)-n)
+	}
+	return ""
+}
+
+func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation) Result {
+	res := Result{Scenario: s.Name}
+	obs, expects, logs, err := RunScenario(ctx, cfg, s)
+	res.Logs = logs
+	if err != nil {
+		res.Verdict, res.Err = Error, err.Error()
+		return res
+	}
+	res.Observed, err = EncodeObservations(obs)
+	if err != nil {
+		res.Verdict, res.Err = Error, err.Error()
+		return res
+	}
+	// Declared expectations (the config mutations) first: they are the spec.
+	for i, exp := range expects {
+		if exp == nil {
+			continue
+		}
+		for _, d := range compareExpect(*exp, obs[i]) {
+			d.Path = fmt.Sprintf("[%d].%s", i, d.Path)
+			d.Reason = "declared expectation of " + exp.Step
+			res.Diffs = append(res.Diffs, d)
+		}
+	}
+	goldenName := s.Name
+	if s.SameAs != "" {
+		goldenName = s.SameAs
+	}
+	want, err := golden(goldenName)
+	if err != nil {
+		res.Verdict, res.Err = Error, fmt.Sprintf("golden file: %v", err)
+		return res
+	}
+	var wantObs []Observation
+	if err := json.Unmarshal(want, &wantObs); err != nil {
+		res.Verdict, res.Err = Error, fmt.Sprintf("golden file %s: %v", goldenName, err)
+		return res
+	}
+	if s.SameAs != "" {
+		wantObs = withoutReplays(wantObs)
+	}
+	for _, d := range Compare(wantObs, obs) {
+		for _, dev := range deviations {
+			if dev.matches(s.Name, d.Path) {
+				d.Accepted, d.Reason = true, dev.Reason
+				break
+			}
+		}
+		res.Diffs = append(res.Diffs, d)
+	}
+	res.Verdict = Pass
+	for _, d := range res.Diffs {
+		if !d.Accepted {
+			res.Verdict = Fail
+			break
+		}
+		res.Verdict = Accepted
+	}
+	return res
+}
+
+// compareExpect compares the fields an expectation sets.
+func compareExpect(exp, got Observation) []Diff {
+	var diffs []Diff
+	if exp.Status != 0 && exp.Status != got.Status {
+		diffs = append(diffs, Diff{Path: "status", Want: fmt.Sprint(exp.Status), Got: fmt.Sprint(got.Status)})
+	}
+	if exp.Body != nil {
+		for _, d := range Compare(exp.Body, got.Body) {
+			d.Path = joinPath("body", d.Path)
+			diffs = append(diffs, d)
+		}
+	}
+	if exp.Store != nil {
+		for _, d := range Compare(exp.Store, got.Store) {
+			d.Path = joinPath("store", d.Path)
+			diffs = append(diffs, d)
+		}
+	}
+	return diffs
+}
+
+func joinPath(a, b string) string {
+	if b == "" || b[0] == '[' {
+		return a + b
+	}
+	return a + "." + b
+}
+
+// EncodeObservations is the golden file form: pretty JSON, stable order.
+func EncodeObservations(obs []Observation) ([]byte, error) {
+	v := generic(obs)
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(raw, '\n'), nil
+}
+
+// Failed reports whether any result is a divergence, and whether any is a
+// harness error.
+func Failed(results []Result) (diverged, errored bool) {
+	for _, r := range results {
+		switch r.Verdict {
+		case Fail:
+			diverged = true
+		case Error:
+			errored = true
+		}
+	}
+	return diverged, errored
+}
+
+// withoutReplays drops the observations of replay reports, which only the
+// replayed scenario has.
+func withoutReplays(obs []Observation) []Observation {
+	var out []Observation
+	for _, o := range obs {
+		if o.Replays == nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// DiffTargets runs one scenario against two targets and compares their
+// observations with each other (no golden file involved).
+func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b Target) ([]Diff, error) {
+	cfg.Target = a
+	obsA, _, _, err := RunScenario(ctx, cfg, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", a.Name(), err)
+	}
+	cfg.Target = b
+	obsB, _, _, err := RunScenario(ctx, cfg, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return Compare(obsA, obsB), nil
+}

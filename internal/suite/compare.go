@@ -1,0 +1,114 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Diff is one difference between the expected and the observed, named by
+// its path in the observations, e.g. `[2].body.servers[0].error`.
+type Diff struct {
+	Path     string `json:"path"`
+	Want     string `json:"want"`
+	Got      string `json:"got"`
+	Accepted bool   `json:"accepted,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Deviation is an accepted difference declared by a target: the scenario
+// and the path (a glob where * matches anything) where it may differ.
+type Deviation struct {
+	Scenario string `json:"scenario" yaml:"scenario"`
+	Path     string `json:"path" yaml:"path"`
+	Reason   string `json:"reason" yaml:"reason"`
+}
+
+func (d Deviation) matches(scenario, path string) bool {
+	return globMatch(d.Scenario, scenario) && globMatch(d.Path, path)
+}
+
+func globMatch(pattern, s string) bool {
+	re := "^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$"
+	ok, err := regexp.MatchString(re, s)
+	return err == nil && ok
+}
+
+// Compare returns the differences between want and got (any JSON-shaped
+// values), found by go-cmp and named by path.
+func Compare(want, got any) []Diff {
+	w, g := generic(want), generic(got)
+	var r diffReporter
+	cmp.Equal(w, g, cmp.Reporter(&r))
+	return r.diffs
+}
+
+// generic turns a value into plain JSON types (map[string]any, []any, …).
+func generic(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("unencodable: %v", err)
+	}
+	var out any
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+type diffReporter struct {
+	path  cmp.Path
+	diffs []Diff
+}
+
+func (r *diffReporter) PushStep(ps cmp.PathStep) { r.path = append(r.path, ps) }
+func (r *diffReporter) PopStep()                 { r.path = r.path[:len(r.path)-1] }
+
+func (r *diffReporter) Report(rs cmp.Result) {
+	if rs.Equal() {
+		return
+	}
+	vx, vy := r.path.Last().Values()
+	r.diffs = append(r.diffs, Diff{Path: pathString(r.path), Want: show(vx), Got: show(vy)})
+}
+
+func pathString(p cmp.Path) string {
+	var b strings.Builder
+	for _, s := range p {
+		switch s := s.(type) {
+		case cmp.MapIndex:
+			k := fmt.Sprint(s.Key().Interface())
+			if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(k) {
+				b.WriteString("." + k)
+			} else {
+				b.WriteString("[" + strconv.Quote(k) + "]")
+			}
+		case cmp.SliceIndex:
+			if k := s.Key(); k >= 0 {
+				fmt.Fprintf(&b, "[%d]", k)
+			} else {
+				x, y := s.SplitKeys()
+				fmt.Fprintf(&b, "[%d→%d]", x, y)
+			}
+		}
+	}
+	return strings.TrimPrefix(b.String(), ".")
+}
+
+func show(v reflect.Value) string {
+	if !v.IsValid() {
+		return "(absent)"
+	}
+	raw, err := json.Marshal(v.Interface())
+	if err != nil {
+		return fmt.Sprint(v.Interface())
+	}
+	const max = 400
+	if len(raw) > max {
+		return string(raw[:max]) + "…"
+	}
+	return string(raw)
+}

@@ -1,0 +1,92 @@
+package suite
+
+import (
+	"encoding/json"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// normalizer replaces the volatile parts of observations (temp folders,
+// ports, the harness's own path) by stable placeholders, so that a diff
+// shows behaviour only.
+type normalizer struct {
+	pairs []string // old, new, … longest old first
+}
+
+var loopbackPort = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+
+func newNormalizer(env Env, targetURL string, srv *running, harness []string) *normalizer {
+	m := map[string]string{
+		env.State:                            "{state}",
+		env.Workspace:                        "{workspace}",
+		filepath.Dir(env.State) + "/reports": "{reports}",
+	}
+	if u, err := url.Parse(targetURL); err == nil && u.Host != "" {
+		m[u.Host] = "{target}"
+	}
+	for name, u := range srv.urls {
+		m[u] = "{url:" + name + "}"
+	}
+	if len(harness) > 0 {
+		m[harness[0]] = "{mcpparity}"
+	}
+	olds := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			olds = append(olds, k)
+		}
+	}
+	sort.Slice(olds, func(i, j int) bool {
+		return len(olds[i]) > len(olds[j]) || len(olds[i]) == len(olds[j]) && olds[i] < olds[j]
+	})
+	n := &normalizer{}
+	for _, o := range olds {
+		n.pairs = append(n.pairs, o, m[o])
+	}
+	return n
+}
+
+func (n *normalizer) string(s string) string {
+	s = strings.NewReplacer(n.pairs...).Replace(s)
+	return loopbackPort.ReplaceAllString(s, "127.0.0.1:{port}")
+}
+
+// apply normalizes every string of o (keys included).
+func (n *normalizer) apply(o *Observation) error {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	v = n.walk(v)
+	raw, err = json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	*o = Observation{}
+	return json.Unmarshal(raw, o)
+}
+
+func (n *normalizer) walk(v any) any {
+	switch v := v.(type) {
+	case string:
+		return n.string(v)
+	case []any:
+		for i, e := range v {
+			v[i] = n.walk(e)
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[n.string(k)] = n.walk(e)
+		}
+		return out
+	}
+	return v
+}

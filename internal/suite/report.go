@@ -1,0 +1,175 @@
+package suite
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable prints the summary table: one row per scenario, then each
+// difference with its path.
+func WriteTable(w io.Writer, target string, results []Result) {
+	fmt.Fprintf(w, "\ntarget %s\n", target)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tDIFFS\tACCEPTED\tTIME")
+	var pass, fail, acc, errs int
+	for _, r := range results {
+		n, a := counts(r)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", r.Scenario, r.Verdict, n, a, r.Duration)
+		switch r.Verdict {
+		case Pass:
+			pass++
+		case Accepted:
+			acc++
+		case Fail:
+			fail++
+		case Error:
+			errs++
+		}
+	}
+	tw.Flush()
+	for _, r := range results {
+		if r.Verdict == Error {
+			fmt.Fprintf(w, "\n%s: could not run: %s\n", r.Scenario, r.Err)
+		}
+		for _, d := range r.Diffs {
+			tag := "DIFF"
+			if d.Accepted {
+				tag = "accepted (" + d.Reason + ")"
+			}
+			fmt.Fprintf(w, "\n%s %s: %s\n  want: %s\n  got:  %s\n", r.Scenario, d.Path, tag, d.Want, d.Got)
+		}
+		if r.Verdict == Fail && r.Logs != "" {
+			fmt.Fprintf(w, "\n%s: target logs:\n%s\n", r.Scenario, indent(r.Logs))
+		}
+	}
+	fmt.Fprintf(w, "\n%d passed, %d failed, %d accepted, %d errors\n", pass, fail, acc, errs)
+}
+
+func counts(r Result) (diffs, accepted int) {
+	for _, d := range r.Diffs {
+		if d.Accepted {
+			accepted++
+		} else {
+			diffs++
+		}
+	}
+	return diffs, accepted
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// WriteMarkdown writes the summary for a CI job page.
+func WriteMarkdown(w io.Writer, target string, results []Result) {
+	fmt.Fprintf(w, "# mcpparity check: `%s`\n\n| scenario | verdict | differences | accepted | time |\n|---|---|---|---|---|\n", target)
+	for _, r := range results {
+		n, a := counts(r)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %s |\n", r.Scenario, r.Verdict, n, a, r.Duration)
+	}
+	for _, r := range results {
+		if len(r.Diffs) == 0 && r.Err == "" {
+			continue
+		}
+		fmt.Fprintf(w, "\n## %s\n\n", r.Scenario)
+		if r.Err != "" {
+			fmt.Fprintf(w, "Could not run: `%s`\n\n", r.Err)
+		}
+		for _, d := range r.Diffs {
+			status := "**divergence**"
+			if d.Accepted {
+				status = "accepted: " + d.Reason
+			}
+			fmt.Fprintf(w, "- `%s` (%s)\n  - want: `%s`\n  - got: `%s`\n", d.Path, status, mdCode(d.Want), mdCode(d.Got))
+		}
+	}
+}
+
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the results as JUnit XML: one test case per scenario.
+func WriteJUnit(w io.Writer, target string, results []Result) error {
+	s := junitSuite{Name: "mcpparity " + target, Tests: len(results)}
+	for _, r := range results {
+		c := junitCase{Name: r.Scenario, Classname: "mcpparity", Time: fmt.Sprintf("%.3f", r.Duration.Seconds())}
+		var b strings.Builder
+		for _, d := range r.Diffs {
+			tag := "divergence"
+			if d.Accepted {
+				tag = "accepted: " + d.Reason
+			}
+			fmt.Fprintf(&b, "%s (%s)\n  want: %s\n  got:  %s\n", d.Path, tag, d.Want, d.Got)
+		}
+		switch r.Verdict {
+		case Fail:
+			s.Failures++
+			n, _ := counts(r)
+			c.Failure = &junitMessage{Message: fmt.Sprintf("%d difference(s)", n), Body: b.String()}
+			c.SystemOut = r.Logs
+		case Error:
+			s.Errors++
+			c.Error = &junitMessage{Message: r.Err, Body: r.Logs}
+		case Accepted:
+			c.SystemOut = b.String()
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// WriteSideBySide prints differences with the two targets' values in two
+// columns.
+func WriteSideBySide(w io.Writer, a, b string, diffs []Diff) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  PATH\t%s\t%s\n", a, b)
+	for _, d := range diffs {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Path, clip(d.Want, 60), clip(d.Got, 60))
+	}
+	tw.Flush()
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,138 @@
+package suite
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Scenario is one scenario file of scenarios/: the servers it needs, the
+// store it starts from, and the steps it drives through the contract.
+type Scenario struct {
+	// Name is the file name without ".json", e.g. "03-status".
+	Name        string                `json:"-"`
+	Description string                `json:"description"`
+	Servers     map[string]ServerSpec `json:"servers,omitempty"`
+	// Env is given to the target (placeholders expanded).
+	Env map[string]string `json:"env,omitempty"`
+	// Launchers are made in {workspace}/bin as links to the harness, e.g.
+	// "npx", so that a runtime launcher is present whatever the machine
+	// has (with PATH={workspace}/bin in Env).
+	Launchers []string `json:"launchers,omitempty"`
+	// Seed is the initial store content (placeholders expanded).
+	Seed  json.RawMessage `json:"seed,omitempty"`
+	Steps []Step          `json:"steps"`
+	// SameAs names another scenario whose golden observations this one
+	// must reproduce (its "replays" steps left out): the fidelity check.
+	SameAs string `json:"sameAs,omitempty"`
+}
+
+// ServerSpec is a server a scenario's configuration points at. Exactly one
+// of Replay and Live is set.
+type ServerSpec struct {
+	// Replay names an embedded fixture ("sdk/sse.json") served back by the
+	// replay: over HTTP ({url:NAME}) or, with Stdio, as a command
+	// ({cmd:NAME} and the args "{args:NAME}").
+	Replay string `json:"replay,omitempty"`
+	Stdio  bool   `json:"stdio,omitempty"`
+	// Live runs the real SDK server in process: "sse" or "json".
+	Live string `json:"live,omitempty"`
+	// Faults of the replay (replay.ParseFault syntax).
+	Faults []string `json:"faults,omitempty"`
+	// FaultsOnce, for a stdio replay, applies the faults in its first
+	// process only (the reconnected process behaves).
+	FaultsOnce bool `json:"faultsOnce,omitempty"`
+	// RequireHeaders: the replay reports any request without them.
+	RequireHeaders map[string]string `json:"requireHeaders,omitempty"`
+	// RequireEnv: a stdio replay reports a missing or different variable.
+	RequireEnv map[string]string `json:"requireEnv,omitempty"`
+	// Launcher, for a stdio replay, names the command it is started
+	// through (a link named e.g. "npx" in the workspace), for P3/P4.
+	Launcher string `json:"launcher,omitempty"`
+}
+
+// Step is one thing the harness does and observes.
+type Step struct {
+	Name string `json:"name"`
+	// An HTTP request to the target.
+	Method string          `json:"method,omitempty"`
+	Path   string          `json:"path,omitempty"`
+	Body   json.RawMessage `json:"body,omitempty"`
+	// Store observes the target's store after the step's request (or alone).
+	Store bool `json:"store,omitempty"`
+	// Replays observes the reports of the scenario's replays.
+	Replays bool `json:"replays,omitempty"`
+	// Mutations expands into one request-and-store step per config mutation
+	// of mutations/config, checked against their declared expectations.
+	Mutations bool `json:"mutations,omitempty"`
+	// Expect, when set, must equal the observation (as well as the golden).
+	Expect *Observation `json:"expect,omitempty"`
+}
+
+// LoadScenarios reads every *.json of dir in fsys, sorted by name.
+func LoadScenarios(fsys fs.FS, dir string) ([]*Scenario, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Scenario
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue // scenario files start with their number
+		}
+		p := path.Join(dir, e.Name())
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := decodeStrict[Scenario](p, data)
+		if err != nil {
+			return nil, err
+		}
+		s.Name = strings.TrimSuffix(e.Name(), ".json")
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (s *Scenario) check() error {
+	for name, sv := range s.Servers {
+		if (sv.Replay == "") == (sv.Live == "") {
+			return fmt.Errorf("server %q: set exactly one of replay and live", name)
+		}
+		if sv.Live != "" && sv.Live != "sse" && sv.Live != "json" {
+			return fmt.Errorf("server %q: live is %q, want sse or json", name, sv.Live)
+		}
+	}
+	for i, st := range s.Steps {
+		if st.Name == "" {
+			return fmt.Errorf("steps[%d]: name is required", i)
+		}
+		if (st.Method == "") != (st.Path == "") {
+			return fmt.Errorf("step %q: method and path go together", st.Name)
+		}
+		if st.Method == "" && !st.Store && !st.Replays && !st.Mutations {
+			return fmt.Errorf("step %q does nothing", st.Name)
+		}
+	}
+	return nil
+}
+
+// decodeStrict decodes JSON refusing unknown fields, with the file name in
+// errors.
+func decodeStrict[T any](name string, data []byte) (*T, error) {
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var v T
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &v, nil
+}

@@ -1,0 +1,261 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/replay"
+)
+
+// running holds the servers of one scenario run.
+type running struct {
+	urls    map[string]string   // {url:NAME}
+	cmds    map[string][]string // {cmd:NAME} + {args:NAME}
+	replays map[string]*replay.Replay
+	stdio   map[string]string // name → report folder of its processes
+	closers []func()
+}
+
+// startServers starts the scenario's servers. harness is the command line
+// that runs this harness's replay subcommand (stdio replays).
+func startServers(s *Scenario, harness []string, workspace, reports string) (*running, error) {
+	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{}, stdio: map[string]string{}}
+	names := make([]string, 0, len(s.Servers))
+	for n := range s.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := r.start(name, s.Servers[name], harness, workspace, reports); err != nil {
+			r.close()
+			return nil, fmt.Errorf("server %q: %w", name, err)
+		}
+	}
+	return r, nil
+}
+
+func (r *running) start(name string, sv ServerSpec, harness []string, workspace, reports string) error {
+	var faults []replay.Fault
+	for _, f := range sv.Faults {
+		ft, err := replay.ParseFault(f)
+		if err != nil {
+			return err
+		}
+		faults = append(faults, ft)
+	}
+	switch {
+	case sv.Live != "":
+		srv := httptest.NewServer(sdkserver.Handler(sv.Live == "json"))
+		r.closers = append(r.closers, func() { srv.CloseClientConnections(); srv.Close() })
+		r.urls[name] = srv.URL + "/mcp"
+	case sv.Stdio:
+		if _, err := fixtures.Embedded(sv.Replay); err != nil {
+			return err
+		}
+		dir := filepath.Join(reports, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		r.stdio[name] = dir
+		argv := append([]string{}, harness...)
+		argv = append(argv, "replay", "--stdio", "--fixture", sv.Replay, "--report-dir", dir)
+		for _, f := range sv.Faults {
+			argv = append(argv, "--fault", f)
+		}
+		if sv.FaultsOnce {
+			argv = append(argv, "--faults-once", filepath.Join(reports, name+".faults-used"))
+		}
+		for _, k := range sortedKeys(sv.RequireEnv) {
+			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])
+		}
+		if sv.Launcher != "" {
+			if err := makeLauncher(workspace, sv.Launcher, argv[0]); err != nil {
+				return err
+			}
+			argv[0] = filepath.Join(workspace, "bin", sv.Launcher)
+		}
+		r.cmds[name] = argv
+	default:
+		fx, err := fixtures.Embedded(sv.Replay)
+		if err != nil {
+			return err
+		}
+		rp, err := replay.New(fx, replay.Options{Faults: faults, RequireHeaders: sv.RequireHeaders})
+		if err != nil {
+			return err
+		}
+		srv := httptest.NewServer(rp)
+		r.replays[name] = rp
+		r.closers = append(r.closers, func() { _ = rp.Close(); srv.CloseClientConnections(); srv.Close() })
+		r.urls[name] = srv.URL + mcpPath(fx)
+	}
+	return nil
+}
+
+// mcpPath is the endpoint path of an HTTP recording (its first request's).
+func mcpPath(fx *fixtures.Fixture) string {
+	if len(fx.HTTP) > 0 {
+		return fx.HTTP[0].Request.Path
+	}
+	return "/mcp"
+}
+
+func (r *running) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+	r.closers = nil
+}
+
+// ReplayObservation is what a scenario observes of a replay: how many
+// sessions it opened and what went wrong.
+type ReplayObservation struct {
+	Sessions         int      `json:"sessions"`
+	Calls            int      `json:"calls"`
+	Answers          int      `json:"answers"`
+	Unmatched        []string `json:"unmatched,omitempty"`
+	HeaderMismatches []string `json:"headerMismatches,omitempty"`
+	MissingAnswers   []string `json:"missingAnswers,omitempty"`
+	EnvMismatches    []string `json:"envMismatches,omitempty"`
+	Faults           []string `json:"faults,omitempty"`
+}
+
+func observeReport(rep replay.Report) ReplayObservation {
+	o := ReplayObservation{Sessions: rep.Sessions, Calls: rep.Calls, Answers: rep.Answers, Faults: rep.Faults}
+	for _, u := range rep.Unmatched {
+		o.Unmatched = append(o.Unmatched, u.Message)
+	}
+	for _, h := range rep.HeaderMismatches {
+		o.HeaderMismatches = append(o.HeaderMismatches, h.Request+" "+h.Header+" "+h.Problem)
+	}
+	for _, m := range rep.MissingAnswers {
+		o.MissingAnswers = append(o.MissingAnswers, fmt.Sprintf("%s (seq %d): %s", m.Method, m.Seq, m.Problem))
+	}
+	o.EnvMismatches = append(o.EnvMismatches, rep.EnvMismatches...)
+	return o
+}
+
+// observeReplays reads every replay's report: HTTP replays in process,
+// stdio replays from the report files their processes wrote (one process,
+// so one session, per file).
+func (r *running) observeReplays() (map[string]ReplayObservation, error) {
+	out := map[string]ReplayObservation{}
+	for name, rp := range r.replays {
+		out[name] = observeReport(rp.Report())
+	}
+	for name, dir := range r.stdio {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		var sum ReplayObservation
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			var rep replay.Report
+			if err := json.Unmarshal(data, &rep); err != nil {
+				return nil, fmt.Errorf("replay report %s: %w", e.Name(), err)
+			}
+			o := observeReport(rep)
+			sum.Sessions += o.Sessions
+			sum.Calls += o.Calls
+			sum.Answers += o.Answers
+			sum.Unmatched = append(sum.Unmatched, o.Unmatched...)
+			sum.MissingAnswers = append(sum.MissingAnswers, o.MissingAnswers...)
+			sum.EnvMismatches = append(sum.EnvMismatches, o.EnvMismatches...)
+			sum.Faults = append(sum.Faults, o.Faults...)
+		}
+		out[name] = sum
+	}
+	return out, nil
+}
+
+// expand replaces {url:NAME}, {cmd:NAME} in s.
+func (r *running) expand(s string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	for name, u := range r.urls {
+		s = strings.ReplaceAll(s, "{url:"+name+"}", u)
+	}
+	for name, argv := range r.cmds {
+		s = strings.ReplaceAll(s, "{cmd:"+name+"}", argv[0])
+	}
+	return s
+}
+
+// expandJSON expands placeholders in every string of a JSON document; an
+// array element "{args:NAME}" becomes the stdio replay's arguments.
+func (r *running) expandJSON(env Env, raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return raw, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	v = r.walk(env, v)
+	return json.Marshal(v)
+}
+
+func (r *running) walk(env Env, v any) any {
+	switch v := v.(type) {
+	case string:
+		return env.expand(r.expand(v))
+	case []any:
+		out := make([]any, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok && strings.HasPrefix(s, "{args:") && strings.HasSuffix(s, "}") {
+				if argv, ok := r.cmds[strings.TrimSuffix(strings.TrimPrefix(s, "{args:"), "}")]; ok {
+					for _, a := range argv[1:] {
+						out = append(out, a)
+					}
+					continue
+				}
+			}
+			out = append(out, r.walk(env, e))
+		}
+		return out
+	case map[string]any:
+		for k, e := range v {
+			v[k] = r.walk(env, e)
+		}
+		return v
+	}
+	return v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+var _ = http.MethodGet
+var _ = context.Background
+
+// makeLauncher links {workspace}/bin/<name> to target (once).
+func makeLauncher(workspace, name, target string) error {
+	link := filepath.Join(workspace, "bin", name)
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(target, link); err != nil && !os.IsExist(err) {
+		return err
+	}
+	return nil
+}

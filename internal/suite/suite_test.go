@@ -1,0 +1,104 @@
+package suite_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// TestScenarios runs every scenario against the embedded reference and
+// compares its observations with golden/<scenario>.golden; `go test
+// ./internal/suite -update` rewrites them. Each scenario is a subtest:
+// -run 'TestScenarios/03-status'.
+func TestScenarios(t *testing.T) {
+	cfg := testConfig(t, suite.RefTarget{})
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := goldie.New(t, goldie.WithFixtureDir(goldenDir), goldie.WithNameSuffix(".golden"))
+	for _, s := range scs {
+		t.Run(s.Name, func(t *testing.T) {
+			obs, expects, logs, err := suite.RunScenario(context.Background(), cfg, s)
+			if err != nil {
+				t.Fatalf("could not run: %v\n%s", err, logs)
+			}
+			for i, exp := range expects {
+				if exp == nil {
+					continue
+				}
+				for _, d := range suite.Compare(pick(*exp, obs[i]), *exp) {
+					t.Errorf("%s: %s: declared %s, observed %s", exp.Step, d.Path, d.Got, d.Want)
+				}
+			}
+			got, err := suite.EncodeObservations(obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.SameAs != "" {
+				// Fidelity: the same observations as the replayed scenario.
+				want := readGolden(t, s.SameAs)
+				for _, d := range suite.Compare(want, obs) {
+					t.Errorf("differs from %s at %s: want %s, got %s", s.SameAs, d.Path, d.Want, d.Got)
+				}
+				return
+			}
+			g.Assert(t, s.Name, got)
+		})
+	}
+}
+
+const goldenDir = "../../golden"
+
+// pick keeps the fields of got that exp declares.
+func pick(exp, got suite.Observation) suite.Observation {
+	out := suite.Observation{Step: exp.Step, Status: got.Status}
+	if exp.Body != nil {
+		out.Body = got.Body
+	}
+	if exp.Store != nil {
+		out.Store = got.Store
+	}
+	return out
+}
+
+func readGolden(t *testing.T, name string) []suite.Observation {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(goldenDir, name+".golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []suite.Observation
+	if err := json.Unmarshal(data, &obs); err != nil {
+		t.Fatal(err)
+	}
+	var out []suite.Observation
+	for _, o := range obs {
+		if o.Replays == nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func testConfig(t *testing.T, target suite.Target) suite.Config {
+	t.Helper()
+	muts, err := suite.EmbeddedMutations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return suite.Config{Target: target, Harness: []string{exe}, Mutations: muts}
+}
+
+var _ = strings.TrimSpace

@@ -1,0 +1,117 @@
+// Package suite runs the conformance scenarios against a target: it starts
+// the servers a scenario needs (replays of the fixtures, the live SDK
+// server), seeds the target's store, starts the target, drives it over the
+// HTTP contract, normalizes what it observes and compares it with the golden
+// observations.
+package suite
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Env is what a target is started with: the placeholders {addr}, {state},
+// {workspace}, and extra environment variables.
+type Env struct {
+	Addr      string
+	State     string
+	Workspace string
+	Vars      map[string]string
+}
+
+// Instance is a started target.
+type Instance interface {
+	// URL is the base URL of the contract, e.g. "http://127.0.0.1:4242".
+	URL() string
+	// Stop ends the target and everything it started.
+	Stop(ctx context.Context) error
+	// Logs returns what the target printed, for failure reports.
+	Logs() string
+}
+
+// Target starts fresh instances of one implementation.
+type Target interface {
+	Name() string
+	Start(ctx context.Context, env Env) (Instance, error)
+}
+
+// ParseTarget reads a target spec: "ref", "cmd:<command line>",
+// "url:<base>". Image targets are registered by ImageTargets.
+func ParseTarget(spec string) (Target, error) {
+	kind, rest, _ := strings.Cut(spec, ":")
+	switch {
+	case spec == "" || spec == "ref":
+		return RefTarget{}, nil
+	case kind == "cmd" && strings.TrimSpace(rest) != "":
+		argv, err := SplitCommand(rest)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", spec, err)
+		}
+		return &CmdTarget{Argv: argv}, nil
+	case kind == "url" && strings.TrimSpace(rest) != "":
+		return &URLTarget{Base: strings.TrimRight(rest, "/")}, nil
+	case kind == "image" && strings.TrimSpace(rest) != "":
+		if imageTarget == nil {
+			return nil, fmt.Errorf("target %q: image targets are not available in this build", spec)
+		}
+		return imageTarget(rest)
+	}
+	return nil, fmt.Errorf("unknown target %q (want ref, cmd:<command line>, url:<base> or image:<name:tag>)", spec)
+}
+
+// imageTarget builds an image target; set by the docker support.
+var imageTarget func(image string) (Target, error)
+
+// SplitCommand splits a command line into words: spaces separate, single
+// and double quotes group, backslash escapes outside single quotes.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	escaped := false
+	for _, r := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped = true
+			inWord = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote = r
+			inWord = true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 || escaped {
+		return nil, fmt.Errorf("unterminated quote or escape in %q", s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("empty command line")
+	}
+	return words, nil
+}
+
+// expand replaces the placeholders of env in s.
+func (e Env) expand(s string) string {
+	return strings.NewReplacer("{addr}", e.Addr, "{state}", e.State, "{workspace}", e.Workspace).Replace(s)
+}

@@ -1,0 +1,128 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// CmdTarget runs a command line with {addr}, {state}, {workspace}
+// substituted. The harness picks a free loopback port for {addr}.
+type CmdTarget struct {
+	Argv []string
+}
+
+func (t *CmdTarget) Name() string { return "cmd:" + joinCommand(t.Argv) }
+
+func (t *CmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
+	argv := make([]string, len(t.Argv))
+	for i, a := range t.Argv {
+		argv[i] = env.expand(a)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = os.Environ()
+	keys := make([]string, 0, len(env.Vars))
+	for k := range env.Vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cmd.Env = append(cmd.Env, k+"="+env.expand(env.Vars[k]))
+	}
+	logs := &capped{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("target did not start: %w", err)
+	}
+	inst := &cmdInstance{cmd: cmd, url: "http://" + env.Addr, logs: logs, exited: make(chan struct{})}
+	go func() {
+		inst.waitErr = cmd.Wait()
+		close(inst.exited)
+	}()
+	if err := waitReady(ctx, inst.url, inst.exited); err != nil {
+		_ = inst.Stop(context.Background())
+		return nil, fmt.Errorf("target did not start: %w\n%s", err, logs.String())
+	}
+	return inst, nil
+}
+
+type cmdInstance struct {
+	cmd     *exec.Cmd
+	url     string
+	logs    *capped
+	exited  chan struct{}
+	waitErr error
+}
+
+func (c *cmdInstance) URL() string  { return c.url }
+func (c *cmdInstance) Logs() string { return c.logs.String() }
+
+// Stop sends SIGTERM to the target's process group, then SIGKILL after a
+// grace period.
+func (c *cmdInstance) Stop(ctx context.Context) error {
+	pid := c.cmd.Process.Pid
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	grace := time.NewTimer(5 * time.Second)
+	defer grace.Stop()
+	select {
+	case <-c.exited:
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	<-c.exited
+	return nil
+}
+
+// FreeAddr returns a loopback address with a port free right now.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
+}
+
+// capped is a concurrency-safe buffer that keeps the first max bytes.
+type capped struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.buf)
+}
+
+var errExited = errors.New("the target exited before answering")
+
+func joinCommand(argv []string) string {
+	s := ""
+	for i, a := range argv {
+		if i > 0 {
+			s += " "
+		}
+		s += a
+	}
+	return s
+}

@@ -1,0 +1,51 @@
+package suite
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpparity/mcpparity/impl"
+)
+
+// RefTarget is the embedded reference pool, served in process.
+type RefTarget struct{}
+
+func (RefTarget) Name() string { return "ref" }
+
+func (RefTarget) Start(ctx context.Context, env Env) (Instance, error) {
+	opts := impl.Options{Workspace: env.Workspace, BaseEnv: baseEnv(env.Vars)}
+	if path, ok := env.Vars["PATH"]; ok {
+		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name) }
+	}
+	if d, err := ConnectTimeoutFromEnv(env.Vars); err != nil {
+		return nil, err
+	} else if d > 0 {
+		opts.ConnectTimeout = func(string) time.Duration { return d }
+	}
+	srv, err := impl.Start(env.Addr, env.State, opts)
+	if err != nil {
+		return nil, err
+	}
+	return refInstance{srv}, nil
+}
+
+type refInstance struct{ srv *impl.Server }
+
+func (r refInstance) URL() string                    { return r.srv.URL() }
+func (r refInstance) Stop(ctx context.Context) error { return r.srv.Shutdown(ctx) }
+func (r refInstance) Logs() string                   { return "" }
+
+// lookPathIn finds an executable in the folders of a PATH value, as a
+// process started with that PATH would.
+func lookPathIn(path, name string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+}

@@ -1,0 +1,193 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// replayList collects a repeated string flag.
+type replayList []string
+
+func (l *replayList) String() string     { return strings.Join(*l, ",") }
+func (l *replayList) Set(s string) error { *l = append(*l, s); return nil }
+
+// Main is the replay command line (mcpparity replay): it serves a fixture
+// over HTTP (the bound address on the first line of stdout) or, with
+// --stdio, on stdin/stdout. It prints the report to
+// stderr when ctx ends (or stdin ends in stdio mode) and exits 1 when the
+// report shows a problem (unmatched request, header mismatch, missing
+// answer) or a die fault fired, 2 on bad usage or a bad fixture.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fixture := fs.String("fixture", "", "fixture file, or embedded recording name (e.g. sdk/sse.json)")
+	addr := fs.String("addr", "127.0.0.1:0", "HTTP listen address")
+	stdio := fs.Bool("stdio", false, "serve a stdio fixture on stdin/stdout")
+	answerTimeout := fs.Duration("answer-timeout", DefaultAnswerTimeout, "wait for the client's answer to a server request")
+	reportFile := fs.String("report", "", "also write the report as JSON to this file")
+	reportDir := fs.String("report-dir", "", "also write the report as JSON to DIR/<pid>.json (one file per process)")
+	faultsOnce := fs.String("faults-once", "", "apply the faults only in the first process that creates this marker file")
+	var faults, headers, ignores, envs replayList
+	fs.Var(&envs, "require-env", "stdio: an environment variable the server must get, repeatable: NAME=VALUE")
+	fs.Var(&faults, "fault", "fault to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]]")
+	fs.Var(&headers, "require-header", "header every request must carry, repeatable: 'Name: value'")
+	fs.Var(&ignores, "ignore", "params path left out of matching, repeatable (replaces the defaults "+strings.Join(DefaultIgnorePaths, ", ")+")")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcpparity replay --fixture F [--addr 127.0.0.1:0] [--stdio] [--fault ...]...")
+		fs.PrintDefaults()
+		if names := fixtures.List(); len(names) > 0 {
+			fmt.Fprintln(stderr, "embedded recordings:", strings.Join(names, ", "))
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *fixture == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	opts := Options{AnswerTimeout: *answerTimeout}
+	for _, s := range faults {
+		f, err := ParseFault(s)
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpparity replay:", err)
+			return 2
+		}
+		opts.Faults = append(opts.Faults, f)
+	}
+	for _, h := range headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			fmt.Fprintf(stderr, "mcpparity replay: --require-header %q: want 'Name: value'\n", h)
+			return 2
+		}
+		if opts.RequireHeaders == nil {
+			opts.RequireHeaders = map[string]string{}
+		}
+		opts.RequireHeaders[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	if len(ignores) > 0 {
+		opts.IgnorePaths = ignores
+	}
+	if *faultsOnce != "" && len(opts.Faults) > 0 && !firstToCreate(*faultsOnce) {
+		opts.Faults = nil
+	}
+	fx, err := LoadFixture(*fixture)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpparity replay:", err)
+		return 2
+	}
+
+	var rep Report
+	died := false
+	if *stdio {
+		r, err := ServeStdio(ctx, fx, stdin, stdout, opts)
+		if r == nil {
+			fmt.Fprintln(stderr, "mcpparity replay:", err)
+			return 2
+		}
+		rep = *r
+		rep.EnvMismatches = envMismatches(envs)
+		died = errors.Is(err, ErrDied)
+		if err != nil && !died && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "mcpparity replay:", err)
+		}
+	} else {
+		var code int
+		rep, code = serveReplayHTTP(ctx, fx, *addr, opts, stdout, stderr)
+		if code != 0 {
+			return code
+		}
+	}
+	fmt.Fprint(stderr, rep.String())
+	if *reportDir != "" && *reportFile == "" {
+		*reportFile = filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".json")
+	}
+	if *reportFile != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*reportFile, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintln(stderr, "mcpparity replay:", err)
+			return 1
+		}
+	}
+	if died || !rep.Clean() || len(rep.EnvMismatches) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// serveReplayHTTP serves until ctx ends and returns the final report.
+func serveReplayHTTP(ctx context.Context, fx *fixtures.Fixture, addr string, opts Options, stdout, stderr io.Writer) (Report, int) {
+	r, err := New(fx, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpparity replay:", err)
+		return Report{}, 2
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpparity replay:", err)
+		return Report{}, 1
+	}
+	path := "/"
+	if len(fx.HTTP) > 0 {
+		path = fx.HTTP[0].Request.Path
+	}
+	fmt.Fprintln(stdout, ln.Addr().String())
+	fmt.Fprintf(stdout, "url http://%s%s\n", ln.Addr(), path)
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		fmt.Fprintln(stderr, "mcpparity replay:", err)
+	}
+	r.Close() // ends open GET streams, so Shutdown does not wait on them
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	return r.Report(), 0
+}
+
+// firstToCreate creates the marker file and reports whether this process
+// was the first to do so.
+func firstToCreate(marker string) bool {
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// envMismatches checks the process environment against NAME=VALUE
+// requirements; values are not reported (they may be secrets).
+func envMismatches(reqs []string) []string {
+	var out []string
+	for _, r := range reqs {
+		name, want, _ := strings.Cut(r, "=")
+		got, ok := os.LookupEnv(name)
+		switch {
+		case !ok:
+			out = append(out, name+" missing")
+		case got != want:
+			out = append(out, name+" different value")
+		}
+	}
+	return out
+}
