@@ -157,6 +157,9 @@ func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSessio
 		}
 		return nil, nil, err
 	}
+	if gt, ok := t.(*groupTransport); ok {
+		gt.established()
+	}
 	res, err := cs.ListTools(ctx, nil) // P5: first page only
 	if err != nil {
 		_ = cs.Close()

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -85,6 +86,13 @@ func (t *groupTransport) abort() {
 	}
 }
 
+// established marks the handshake as done: from now on Close is graceful.
+func (t *groupTransport) established() {
+	if t.conn != nil {
+		t.conn.established.Store(true)
+	}
+}
+
 // stdinGrace is how long a closing stdio server may take to exit on its own
 // after its stdin closes, before its group is signalled.
 const stdinGrace = 2 * time.Second
@@ -105,10 +113,17 @@ type groupConn struct {
 	pid  int
 	once sync.Once
 	err  error
+	// established is set once the handshake succeeded; before that, Close
+	// ends the group at once (a server stuck in its handshake gets no
+	// grace period).
+	established atomic.Bool
 }
 
 func (c *groupConn) Close() error {
 	c.once.Do(func() {
+		if !c.established.Load() {
+			killGroup(c.pid)
+		}
 		done := make(chan error, 1)
 		go func() { done <- c.Connection.Close() }()
 		select {
