@@ -1,0 +1,214 @@
+package suite_test
+
+import (
+	"context"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/mutations"
+)
+
+// divergeVar picks the rule mutant that the divergent reference is built
+// with; the default changes P7 (sanitize no longer trims "_").
+const divergeVar = "MCPPARITY_DIVERGE"
+
+const defaultDivergence = "P7-no-trim"
+
+// buildDivergent builds cmd/mcpparity with one rule mutant of the
+// catalogue applied through -overlay (the tree is not touched): a real
+// second target whose only difference from the reference is that rule.
+func buildDivergent(t *testing.T, mutantID string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := mutations.LoadCatalogue(os.DirFS(root), "mutations/rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := mutations.Select(all, []string{mutantID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mutations.Resolve(root, ms); err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0]
+	src, err := os.ReadFile(filepath.Join(root, m.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mutated := filepath.Join(dir, filepath.Base(m.File))
+	out := append(append(append([]byte{}, src[:m.Offset]...), m.Replacement...), src[m.Offset+len(m.Original):]...)
+	if err := os.WriteFile(mutated, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(overlay, []byte(`{"Replace":{"`+filepath.Join(root, m.File)+`":"`+mutated+`"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "mcpparity-divergent")
+	cmd := exec.Command("go", "build", "-overlay", overlay, "-o", bin, "./cmd/mcpparity")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -overlay: %v\n%s", err, b)
+	}
+	return bin
+}
+
+func divergence() string {
+	if v := os.Getenv(divergeVar); v != "" {
+		return v
+	}
+	return defaultDivergence
+}
+
+// TestGateRefBinaryPasses runs the suite against the unmutated reference
+// started as a command: the cmd target and its store contract give parity.
+func TestGateRefBinaryPasses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	bin := buildRef(t)
+	results := runCheck(t, bin)
+	for _, r := range results {
+		if r.Verdict != suite.Pass {
+			t.Errorf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
+		}
+	}
+}
+
+// TestGateDivergentFails: the reference with one rule changed must fail
+// the check, with the scenario and the field named.
+func TestGateDivergentFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	bin := buildDivergent(t, divergence())
+	results := runCheck(t, bin)
+	diverged, errored := suite.Failed(results)
+	if !diverged || errored {
+		t.Fatalf("want a divergence and no harness error, got %+v", results)
+	}
+	if divergence() != defaultDivergence {
+		return
+	}
+	// P7 without trimming: "My Server!" is exposed as mcp__My_Server___….
+	found := false
+	for _, r := range results {
+		for _, d := range r.Diffs {
+			if r.Scenario == "01-pure" && d.Path == "[0].body.tools[0].name" && strings.Contains(d.Got, "mcp__My_Server___audio") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no divergence named 01-pure [0].body.tools[0].name: %+v", results)
+	}
+}
+
+// TestGateCommandExitCodes runs the mcpparity binary itself: check exits 0
+// on parity, 1 on divergence with the scenario and field in its output and
+// a JUnit file that parses, 2 when the target cannot start.
+func TestGateCommandExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries")
+	}
+	ref := buildRef(t)
+	div := buildDivergent(t, defaultDivergence)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		output []string
+	}{
+		{"parity", []string{"check", "--run", "0[1-4]", "--target", "cmd:" + ref + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 0, []string{"4 passed, 0 failed"}},
+		{"divergence", []string{"check", "--run", "01", "--junit", junit, "--target", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"01-pure [0].body.tools[0].name: DIFF", "mcp__My_Server___audio"}},
+		{"target does not start", []string{"check", "--run", "02", "--target", "cmd:/nonexistent/facade --listen {addr}"}, 2, []string{"target did not start"}},
+		{"bad flag", []string{"check", "--nope"}, 2, nil},
+		{"bad target", []string{"check", "--target", "ftp:x"}, 2, []string{"unknown target"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(ref, c.args...)
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s", code, c.code, out)
+			}
+			for _, want := range c.output {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Body string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("JUnit file does not parse: %v", err)
+	}
+	if len(doc.Suites) != 1 || doc.Suites[0].Failures != 1 || doc.Suites[0].Cases[0].Failure == nil ||
+		!strings.Contains(doc.Suites[0].Cases[0].Failure.Body, "[0].body.tools[0].name") {
+		t.Errorf("JUnit does not report the divergence: %s", data)
+	}
+}
+
+func buildRef(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "mcpparity")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mcpparity")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	return bin
+}
+
+// runCheck runs every scenario against bin started as serve-ref.
+func runCheck(t *testing.T, bin string) []suite.Result {
+	t.Helper()
+	target, err := suite.ParseTarget("cmd:" + bin + " serve-ref --addr {addr} --state {state} --workspace {workspace}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, target)
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, regexp.MustCompile(`.`), nil)
+}
