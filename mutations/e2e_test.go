@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -34,7 +36,13 @@ func Greeting() string {
 `,
 	"tiny/tiny_test.go": `package tiny
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+)
 
 func TestAdd(t *testing.T) {
 	if got := Add(2, 3); got != 5 {
@@ -43,6 +51,23 @@ func TestAdd(t *testing.T) {
 }
 
 func TestOther(t *testing.T) {}
+
+// TestSpawn leaves a process behind, in a group of its own: the runner
+// must end it anyway.
+func TestSpawn(t *testing.T) {
+	dir := os.Getenv("TINY_PIDS")
+	if dir == "" {
+		return
+	}
+	cmd := exec.Command("sleep", "300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/"+strconv.Itoa(cmd.Process.Pid), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 `,
 }
 
@@ -151,9 +176,43 @@ func emptyDir(t *testing.T, dir string) {
 	}
 }
 
+// checkSpawned checks that every process the tiny tests left behind
+// (their pids are files in dir) is gone or a zombie.
+func checkSpawned(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) == 0 {
+		t.Error("TestSpawn never ran")
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // gone
+		}
+		s := string(raw)
+		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
+			t.Errorf("process %s left behind: %s", e.Name(), s)
+			_ = syscall.Kill(atoi(e.Name()), syscall.SIGKILL)
+		}
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
+	}
+	if _, err := exec.LookPath("sleep"); err == nil {
+		pids := t.TempDir()
+		t.Setenv("TINY_PIDS", pids)
+		defer checkSpawned(t, pids)
 	}
 	for _, mode := range []string{ExecBinary, ExecGoTest} {
 		t.Run(mode, func(t *testing.T) {

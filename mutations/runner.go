@@ -1,7 +1,6 @@
 package mutations
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -402,7 +402,7 @@ func (r *Runner) build(ctx context.Context, timeout time.Duration, dir string, p
 		args = append(args, "-overlay", overlay)
 	}
 	args = append(args, p.importPath)
-	x := r.exec(ctx, timeout, r.cfg.Root, args)
+	x := r.exec(ctx, timeout, r.cfg.Root, dir, args)
 	if x.err == nil && !x.timedOut && !x.cancelled {
 		if _, err := os.Stat(bin); err != nil {
 			x.err = fmt.Errorf("no test binary (no test files in %s?)", p.importPath)
@@ -419,12 +419,11 @@ func (r *Runner) runBinary(ctx context.Context, timeout time.Duration, bin strin
 	if run != "" {
 		args = append(args, "-test.run="+run)
 	}
-	return r.exec(ctx, timeout, p.dir, args)
+	return r.exec(ctx, timeout, p.dir, filepath.Dir(bin), args)
 }
 
 // goTest runs go test directly.
 func (r *Runner) goTest(ctx context.Context, timeout time.Duration, dir string, p *pkgInfo, overlay, run string) execResult {
-	_ = dir
 	args := []string{r.cfg.Go, "test", "-vet=off", "-failfast", "-count=1", "-timeout=" + (timeout + 30*time.Second).String()}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
@@ -433,7 +432,7 @@ func (r *Runner) goTest(ctx context.Context, timeout time.Duration, dir string, 
 		args = append(args, "-run="+run)
 	}
 	args = append(args, p.importPath)
-	return r.exec(ctx, timeout, r.cfg.Root, args)
+	return r.exec(ctx, timeout, r.cfg.Root, dir, args)
 }
 
 type execResult struct {
@@ -451,47 +450,44 @@ func (x execResult) failure() error {
 	return x.err
 }
 
-// syncBuffer is a bytes.Buffer safe for the writes of a command's output
-// copiers and a later read.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// exec runs argv in its own process group under timeout. When the timeout
-// passes or ctx is cancelled, the whole group is killed (go test's
-// children, a test's subprocesses); after the command ends, whatever is
-// left of its group is killed too.
-func (r *Runner) exec(ctx context.Context, timeout time.Duration, dir string, argv []string) execResult {
+// exec runs argv in dir, in a session of its own, under timeout. Its
+// output goes to a file in scratch (not a pipe: a leftover grandchild
+// holding a pipe would delay the end), and go's own temporary files go to
+// scratch too (GOTMPDIR), so that they are removed with it. When the
+// timeout passes or ctx is cancelled, and again once the command has ended,
+// every process of its session is killed: go test's children, the test
+// binary, and what the tests started, even in process groups of their own
+// (the pool starts stdio servers in their own group).
+func (r *Runner) exec(ctx context.Context, timeout time.Duration, dir, scratch string, argv []string) execResult {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	outFile, err := os.CreateTemp(scratch, "output-*.txt")
+	if err != nil {
+		return execResult{err: err}
+	}
+	defer os.Remove(outFile.Name())
+	defer outFile.Close()
 	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out syncBuffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+scratch)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdout = outFile
+	cmd.Stderr = outFile
+	cmd.Cancel = func() error {
+		killSession(cmd.Process.Pid)
+		return nil
+	}
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Start()
+	err = cmd.Start()
 	if err == nil {
 		err = cmd.Wait()
-		_ = killGroup(cmd.Process.Pid)
+		killSession(cmd.Process.Pid)
 	}
-	x := execResult{out: out.String(), dur: time.Since(start), err: err}
+	x := execResult{dur: time.Since(start), err: err}
+	if raw, rerr := os.ReadFile(outFile.Name()); rerr == nil {
+		x.out = string(raw)
+	}
 	switch {
 	case ctx.Err() != nil:
 		x.cancelled = true
@@ -501,12 +497,53 @@ func (r *Runner) exec(ctx context.Context, timeout time.Duration, dir string, ar
 	return x
 }
 
-func killGroup(pid int) error {
-	err := syscall.Kill(-pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
+// killSession kills the process group sid and every process of the session
+// sid (found in /proc; the group only where there is no /proc).
+func killSession(sid int) {
+	_ = syscall.Kill(-sid, syscall.SIGKILL)
+	for range 5 {
+		pids := sessionMembers(sid)
+		if len(pids) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sessionMembers lists the live (not zombie) processes of session sid.
+func sessionMembers(sid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
 		return nil
 	}
-	return err
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp session …; comm may hold spaces.
+		s := string(raw)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 4 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if id, err := strconv.Atoi(f[3]); err == nil && id == sid {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 var failLine = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)`)
@@ -610,7 +647,7 @@ func (r *Runner) checkOne(ctx context.Context, tmp string, m Mutant) string {
 	if err != nil {
 		return err.Error()
 	}
-	x := r.exec(ctx, 10*time.Minute, r.cfg.Root, []string{r.cfg.Go, "build", "-overlay", overlay, "./" + path.Dir(m.File)})
+	x := r.exec(ctx, 10*time.Minute, r.cfg.Root, dir, []string{r.cfg.Go, "build", "-overlay", overlay, "./" + path.Dir(m.File)})
 	switch {
 	case x.cancelled:
 		return ""
