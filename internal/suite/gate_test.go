@@ -126,6 +126,13 @@ func TestGateCommandExitCodes(t *testing.T) {
 	ref := buildRef(t)
 	div := buildDivergent(t, defaultDivergence)
 	junit := filepath.Join(t.TempDir(), "junit.xml")
+	// The divergent binary with its divergence declared as accepted.
+	targetFile := filepath.Join(t.TempDir(), "target.yaml")
+	yaml := "target: \"cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}\"\n" +
+		"deviations:\n  - scenario: 01-pure\n    path: \"*\"\n    reason: sanitize differs on purpose\n"
+	if err := os.WriteFile(targetFile, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		args   []string
@@ -134,6 +141,7 @@ func TestGateCommandExitCodes(t *testing.T) {
 	}{
 		{"parity", []string{"check", "--run", "0[1-4]", "--target", "cmd:" + ref + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 0, []string{"4 passed, 0 failed"}},
 		{"divergence", []string{"check", "--run", "01", "--junit", junit, "--target", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"01-pure [0].body.tools[0].name: DIFF", "mcp__My_Server___audio"}},
+		{"accepted deviation", []string{"check", "--run", "01", "--target-file", targetFile}, 0, []string{"accepted (sanitize differs on purpose)", "0 passed, 0 failed, 1 accepted"}},
 		{"target does not start", []string{"check", "--run", "02", "--target", "cmd:/nonexistent/facade --listen {addr}"}, 2, []string{"target did not start"}},
 		{"bad flag", []string{"check", "--nope"}, 2, nil},
 		{"bad target", []string{"check", "--target", "ftp:x"}, 2, []string{"unknown target"}},
