@@ -44,9 +44,21 @@ func globMatch(pattern, s string) bool {
 func Compare(want, got any) []Diff {
 	w, g := generic(want), generic(got)
 	var r diffReporter
-	cmp.Equal(w, g, cmp.Reporter(&r))
+	cmp.Equal(w, g, byIndex, cmp.Reporter(&r))
 	return r.diffs
 }
+
+// byIndex makes go-cmp compare arrays element by element (an element that
+// changed is named by its index, not reported as removed and inserted).
+var byIndex = cmp.Transformer("byIndex", func(s []any) map[int]any {
+	m := make(map[int]any, len(s))
+	for i, v := range s {
+		m[i] = v
+	}
+	return m
+})
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // generic turns a value into plain JSON types (map[string]any, []any, …).
 func generic(v any) any {
@@ -80,8 +92,12 @@ func pathString(p cmp.Path) string {
 	for _, s := range p {
 		switch s := s.(type) {
 		case cmp.MapIndex:
+			if i, ok := s.Key().Interface().(int); ok {
+				fmt.Fprintf(&b, "[%d]", i)
+				continue
+			}
 			k := fmt.Sprint(s.Key().Interface())
-			if regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(k) {
+			if identifier.MatchString(k) {
 				b.WriteString("." + k)
 			} else {
 				b.WriteString("[" + strconv.Quote(k) + "]")

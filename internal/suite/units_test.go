@@ -1,0 +1,143 @@
+package suite_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+func TestSplitCommand(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+		err  bool
+	}{
+		{in: "a b  c", want: []string{"a", "b", "c"}},
+		{in: `facade --listen {addr} --name "two words" 'it''s'`, want: []string{"facade", "--listen", "{addr}", "--name", "two words", "its"}},
+		{in: `a\ b "x\"y"`, want: []string{"a b", `x"y`}},
+		{in: `""`, want: []string{""}},
+		{in: `"open`, err: true},
+		{in: "   ", err: true},
+	} {
+		got, err := suite.SplitCommand(c.in)
+		if (err != nil) != c.err || !cmp.Equal(got, c.want) {
+			t.Errorf("SplitCommand(%q) = %q, %v; want %q, error %v", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestParseTarget(t *testing.T) {
+	for spec, want := range map[string]string{
+		"":                   "ref",
+		"ref":                "ref",
+		"cmd:./f --a {addr}": "cmd:./f --a {addr}",
+		"url:http://x:1/":    "url:http://x:1",
+	} {
+		tg, err := suite.ParseTarget(spec)
+		if err != nil || tg.Name() != want {
+			t.Errorf("ParseTarget(%q) = %v, %v; want %s", spec, tg, err, want)
+		}
+	}
+	for _, bad := range []string{"cmd:", "url:", "ftp:x", "cmd:'unterminated"} {
+		if _, err := suite.ParseTarget(bad); err == nil {
+			t.Errorf("ParseTarget(%q) accepted", bad)
+		}
+	}
+}
+
+// TestComparePaths: differences are named by their path in the
+// observations, as reports and deviations use them.
+func TestComparePaths(t *testing.T) {
+	want := []any{map[string]any{"body": map[string]any{"servers": []any{map[string]any{"error": "a", "x-y": 1}}}}}
+	got := []any{map[string]any{"body": map[string]any{"servers": []any{map[string]any{"error": "b", "x-y": 2}}}}}
+	var paths []string
+	for _, d := range suite.Compare(want, got) {
+		paths = append(paths, d.Path+"="+d.Want+"→"+d.Got)
+	}
+	wantPaths := []string{`[0].body.servers[0].error="a"→"b"`, `[0].body.servers[0]["x-y"]=1→2`}
+	if diff := cmp.Diff(wantPaths, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+	if d := suite.Compare([]any{1, 2}, []any{1}); len(d) != 1 || d[0].Got != "(absent)" {
+		t.Errorf("missing element: %+v", d)
+	}
+}
+
+func TestLoadTargetFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("t.yaml", "target: \"cmd:./facade {addr}\"\nenv: {A: b}\nstore: {seed: \"seed {state}\", dump: \"dump {state}\"}\ndeviations:\n  - {scenario: 09-*, path: \"*.error\", reason: transport text}\n")
+	tf, err := suite.LoadTargetFile(good)
+	if err != nil || tf.Target != "cmd:./facade {addr}" || tf.Env["A"] != "b" || len(tf.Deviations) != 1 {
+		t.Fatalf("LoadTargetFile = %+v, %v", tf, err)
+	}
+	if st, err := tf.StoreFor(); err != nil || st == nil {
+		t.Errorf("StoreFor: %v", err)
+	}
+	for name, body := range map[string]string{
+		"unknown.json":   `{"target":"ref","nope":1}`,
+		"halfstore.yaml": "store: {seed: x}\n",
+		"nodev.yaml":     "deviations: [{scenario: a}]\n",
+		"bad.json":       `{"target":`,
+	} {
+		if _, err := suite.LoadTargetFile(write(name, body)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: error %v, want one naming the file", name, err)
+		}
+	}
+}
+
+func TestLoadScenariosRejectsBadFiles(t *testing.T) {
+	for name, body := range map[string]string{
+		"01-unknown-field.json": `{"steps":[{"name":"s","method":"GET","path":"/"}],"nope":1}`,
+		"02-empty-step.json":    `{"steps":[{"name":"s"}]}`,
+		"03-two-servers.json":   `{"servers":{"x":{"replay":"a","live":"sse"}},"steps":[]}`,
+		"04-no-name.json":       `{"steps":[{"method":"GET","path":"/"}]}`,
+	} {
+		fs := fstest.MapFS{name: {Data: []byte(body)}}
+		if _, err := suite.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: error %v, want one naming the file", name, err)
+		}
+	}
+}
+
+// TestEmbeddedData: every scenario and mutation file loads, there are
+// sixteen mutations, and every scenario but the fidelity ones has a golden
+// file.
+func TestEmbeddedData(t *testing.T) {
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	muts, err := suite.EmbeddedMutations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(muts) != 16 {
+		t.Errorf("%d config mutations, want 16", len(muts))
+	}
+	for _, s := range scs {
+		name := s.Name
+		if s.SameAs != "" {
+			name = s.SameAs
+		}
+		if _, err := suite.EmbeddedGolden(name); err != nil {
+			t.Errorf("scenario %s: %v", s.Name, err)
+		}
+	}
+	if !regexp.MustCompile(`^01-`).MatchString(scs[0].Name) {
+		t.Errorf("scenarios not sorted: first is %s", scs[0].Name)
+	}
+}
