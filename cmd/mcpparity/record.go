@@ -1,37 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/impl"
-	"github.com/mcpparity/mcpparity/internal/suite"
-	"github.com/mcpparity/mcpparity/recorder"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/internal/record"
 )
 
 func init() {
-	register("record", "record fixtures from the live SDK server (or proxy any server with --upstream/--upstream-cmd)", runRecord)
-}
-
-// recordedSets are the recordings `record` makes: name → how.
-var recordedSets = []struct {
-	file string // below fixtures/recordings
-	mode string // "sse", "json", "stdio"
-}{
-	{"sdk/sse.json", "sse"},
-	{"sdk/json.json", "json"},
-	{"sdk/stdio.json", "stdio"},
+	register("record", "record the fixtures from the live servers (or proxy any server with --upstream/--upstream-cmd)", runRecord)
 }
 
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -44,8 +28,23 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	out := fs.String("out", "fixtures/recordings", "folder of the recordings")
 	check := fs.Bool("check", false, "record into a temporary folder and fail with a diff when the stored fixtures differ")
+	everything := fs.Bool("everything", false, "also record server-everything (npx) into everything/stdio.json")
+	golden := fs.String("golden", "golden", "golden folder rewritten after recording (empty: leave golden files alone)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "record: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return 2
+	}
+	sets := append([]record.Set{}, record.SDKSets...)
+	if *everything {
+		sets = append(sets, record.EverythingSet)
 	}
 	dir := *out
 	if *check {
@@ -57,155 +56,69 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	for _, set := range recordedSets {
-		path := filepath.Join(dir, set.file)
-		if err := recordSet(ctx, set.mode, path); err != nil {
-			fmt.Fprintf(stderr, "record %s: %v\n", set.file, err)
+	for _, s := range sets {
+		path := filepath.Join(dir, s.File)
+		if err := record.Record(ctx, s, path, []string{exe}); err != nil {
+			fmt.Fprintf(stderr, "record %s: %v\n", s.File, err)
+			if errors.Is(err, record.ErrNoNpx) {
+				return 2
+			}
 			return 1
 		}
 		fmt.Fprintf(stdout, "recorded %s\n", path)
 	}
-	if !*check {
-		return 0
+	if *check {
+		return checkDrift(sets, dir, *out, stdout, stderr)
 	}
+	if *golden != "" {
+		return refreshGolden(ctx, *golden, stdout, stderr)
+	}
+	return 0
+}
+
+// checkDrift compares fresh recordings with the stored ones.
+func checkDrift(sets []record.Set, fresh, stored string, stdout, stderr io.Writer) int {
 	drift := false
-	for _, set := range recordedSets {
-		fresh, err := os.ReadFile(filepath.Join(dir, set.file))
-		if err != nil {
-			fmt.Fprintf(stderr, "record --check: %v\n", err)
-			return 2
-		}
-		stored, err := os.ReadFile(filepath.Join(*out, set.file))
+	for _, s := range sets {
+		a, err := os.ReadFile(filepath.Join(stored, s.File))
 		if err != nil {
 			fmt.Fprintf(stderr, "record --check: stored fixture: %v\n", err)
 			return 2
 		}
-		if !bytes.Equal(fresh, stored) {
+		b, err := os.ReadFile(filepath.Join(fresh, s.File))
+		if err != nil {
+			fmt.Fprintf(stderr, "record --check: %v\n", err)
+			return 2
+		}
+		if d := record.Compare(a, b); d != "" {
 			drift = true
-			fmt.Fprintf(stdout, "drift in %s:\n%s\n", set.file, lineDiff(string(stored), string(fresh)))
+			fmt.Fprintf(stdout, "drift in %s:\n%s", s.File, d)
 		}
 	}
 	if drift {
-		fmt.Fprintln(stdout, "record --check: the stored fixtures differ from a fresh recording")
+		fmt.Fprintln(stdout, "record --check: the stored fixtures differ from a fresh recording (run mcpparity record to accept)")
 		return 1
 	}
 	fmt.Fprintln(stdout, "record --check: the stored fixtures match a fresh recording")
 	return 0
 }
 
-// recordSet drives the reference pool through the recording script against
-// the live SDK server, through the recorder, and writes the fixture.
-func recordSet(ctx context.Context, mode, path string) error {
-	calls, err := suite.CallScript()
-	if err != nil {
-		return err
+// refreshGolden rewrites the golden files from the new recordings. The
+// recordings are embedded at build time, so this runs the suite from the
+// source tree (`go test ./internal/suite -update`), in the module root.
+func refreshGolden(ctx context.Context, dir string, stdout, stderr io.Writer) int {
+	root := filepath.Dir(filepath.Clean(dir))
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		fmt.Fprintf(stderr, "record: golden files not refreshed: %s is not in a source tree (run go test ./internal/suite -run TestScenarios -update there)\n", dir)
+		return 1
 	}
-	state, err := os.MkdirTemp("", "mcpparity-record-state-")
-	if err != nil {
-		return err
+	cmd := exec.CommandContext(ctx, "go", "test", "./internal/suite", "-run", "TestScenarios", "-count=1", "-update")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(stderr, "record: refreshing golden files: %v\n", err)
+		return 1
 	}
-	defer os.RemoveAll(state)
-	store, err := impl.NewStore(state)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	cfg := impl.MCPServerConfig{Enabled: true}
-	var finish func() error
-	switch mode {
-	case "sse", "json":
-		live := httptest.NewServer(sdkserver.Handler(mode == "json"))
-		defer live.Close()
-		proxy, err := recorder.NewProxy(live.URL+"/mcp", nil)
-		if err != nil {
-			return err
-		}
-		front := httptest.NewServer(proxy)
-		defer front.Close()
-		cfg.URL = front.URL + "/mcp"
-		finish = func() error {
-			select {
-			case <-proxy.Ended():
-			case <-time.After(5 * time.Second):
-				return fmt.Errorf("the session did not end")
-			}
-			_ = proxy.Close()
-			if errs := proxy.Errors(); len(errs) > 0 {
-				return fmt.Errorf("recorder: %v", errs[0])
-			}
-			name := strings.TrimSuffix(filepath.Base(filepath.Dir(path)), "/") + "-" + mode
-			module, version := recorder.GoSDK()
-			fx, err := recorder.Build(proxy.Recording(), recorder.Config{Name: name, SDKModule: module, SDKVersion: version})
-			if err != nil {
-				return err
-			}
-			return recorder.WriteFile(path, fx)
-		}
-	case "stdio":
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		cfg.Command = exe
-		cfg.Args = []string{"record", "--upstream-cmd", exe + " sdk-server --stdio", "--out", path, "--name", "sdk-stdio"}
-		finish = func() error {
-			_, err := fixtures.Decode(path, mustRead(path))
-			return err
-		}
-	}
-	if err := store.Save(map[string]impl.MCPServerConfig{"sdk": cfg}); err != nil {
-		return err
-	}
-	pool := impl.NewPool(store, impl.Options{})
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	st, err := pool.Status(ctx)
-	if err == nil && (len(st) != 1 || !st[0].Connected) {
-		err = fmt.Errorf("the live server did not connect: %+v", st)
-	}
-	if err == nil {
-		for _, c := range calls {
-			res := pool.Call(ctx, impl.ExposedName("sdk", c.Tool), c.Args, 0)
-			if strings.HasPrefix(res.Output, impl.CallErrorPrefix) || strings.HasPrefix(res.Output, impl.UnknownToolPrefix) {
-				err = fmt.Errorf("call %s: %s", c.Tool, res.Output)
-				break
-			}
-		}
-	}
-	_ = pool.Close()
-	if err != nil {
-		return err
-	}
-	return finish()
+	fmt.Fprintf(stdout, "refreshed %s (read the diff: git diff %s)\n", dir, dir)
+	return 0
 }
-
-func mustRead(path string) []byte {
-	data, _ := os.ReadFile(path)
-	return data
-}
-
-// lineDiff shows the lines that differ between two texts (a plain
-// line-by-line comparison, enough to locate drift in pretty JSON).
-func lineDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	var out strings.Builder
-	shown := 0
-	for i := 0; i < max(len(al), len(bl)) && shown < 40; i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			fmt.Fprintf(&out, "  line %d\n  - %s\n  + %s\n", i+1, x, y)
-			shown++
-		}
-	}
-	return out.String()
-}
-
-var _ = exec.Command

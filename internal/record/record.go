@@ -1,0 +1,230 @@
+// Package record makes the committed recordings: it drives the reference
+// pool through the recording script against a live server, through the
+// recorder, and writes the fixtures.
+package record
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/recorder"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/scenarios"
+)
+
+// Set is one recording: its file below fixtures/recordings and how it is
+// made.
+type Set struct {
+	File string
+	// Mode is "sse" or "json" (the SDK server over Streamable HTTP),
+	// "stdio" (the SDK server as a process), "everything" (the TypeScript
+	// server-everything through npx, over stdio).
+	Mode string
+}
+
+// SDKSets are the recordings of the go-sdk server.
+var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"}}
+
+// EverythingSet is the recording of the third-party server.
+var EverythingSet = Set{"everything/stdio.json", "everything"}
+
+// EverythingCommand runs server-everything (first start downloads it).
+const EverythingCommand = "npx -y @modelcontextprotocol/server-everything"
+
+// ErrNoNpx is returned for the everything set when npx is not on PATH.
+var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started through npx)")
+
+// Call is one call of a recording script.
+type Call struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+}
+
+// Script returns the calls made while recording a set: scenarios/calls.json
+// for the SDK server, scenarios/calls-everything.json for server-everything.
+func Script(s Set) ([]Call, error) {
+	name := "calls.json"
+	if s.Mode == "everything" {
+		name = "calls-everything.json"
+	}
+	data, err := scenarios.Files.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var calls []Call
+	if err := decodeJSON(data, &calls); err != nil {
+		return nil, fmt.Errorf("scenarios/%s: %w", name, err)
+	}
+	return calls, nil
+}
+
+// Record makes one recording into path. harness is the command line of
+// this harness (its "record" and "sdk-server" subcommands run the stdio
+// recorder and server).
+func Record(ctx context.Context, s Set, path string, harness []string) error {
+	calls, err := Script(s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	name := strings.ReplaceAll(strings.TrimSuffix(s.File, ".json"), "/", "-")
+	cfg := impl.MCPServerConfig{Enabled: true}
+	var finish func() error
+	switch s.Mode {
+	case "sse", "json":
+		live := httptest.NewServer(sdkserver.Handler(s.Mode == "json"))
+		defer live.Close()
+		proxy, err := recorder.NewProxy(live.URL+"/mcp", nil)
+		if err != nil {
+			return err
+		}
+		defer proxy.Close()
+		front := httptest.NewServer(proxy)
+		defer front.Close()
+		cfg.URL = front.URL + "/mcp"
+		finish = func() error {
+			select {
+			case <-proxy.Ended():
+			case <-time.After(10 * time.Second):
+				return errors.New("the session did not end (no DELETE)")
+			}
+			_ = proxy.Close()
+			if errs := proxy.Errors(); len(errs) > 0 {
+				return fmt.Errorf("recorder: %w", errors.Join(errs...))
+			}
+			module, version := recorder.GoSDK()
+			fx, err := recorder.Build(proxy.Recording(), recorder.Config{Name: name, SDKModule: module, SDKVersion: version})
+			if err != nil {
+				return err
+			}
+			return recorder.WriteFile(path, fx)
+		}
+	case "stdio", "everything":
+		upstream := strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
+		module, version := recorder.GoSDK()
+		if s.Mode == "everything" {
+			if _, err := exec.LookPath("npx"); err != nil {
+				return ErrNoNpx
+			}
+			upstream = EverythingCommand
+			module, version = "@modelcontextprotocol/server-everything", "latest (npm)"
+		}
+		// The pool's stdio server is the recorder, which runs the real
+		// server and writes the fixture when the pool closes its stdin.
+		cfg.Command = harness[0]
+		cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", upstream,
+			"--out", path, "--name", name, "--sdk-module", module, "--sdk-version", version)
+		before, _ := os.Stat(path)
+		finish = func() error {
+			after, err := os.Stat(path)
+			if err != nil || (before != nil && os.SameFile(before, after) && after.ModTime().Equal(before.ModTime())) {
+				return fmt.Errorf("the stdio recorder did not write %s", path)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			_, err = fixtures.Decode(path, data)
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown recording mode %q", s.Mode)
+	}
+	if err := drive(ctx, s, cfg, calls); err != nil {
+		return err
+	}
+	return finish()
+}
+
+// drive runs the reference pool through the script: status (initialize,
+// initialized, tools/list), every call, then close.
+func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) error {
+	state, err := os.MkdirTemp("", "mcpparity-record-state-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(state)
+	store, err := impl.NewStore(state)
+	if err != nil {
+		return err
+	}
+	const server = "sdk"
+	if err := store.Save(map[string]impl.MCPServerConfig{server: cfg}); err != nil {
+		return err
+	}
+	timeout := 60 * time.Second
+	if s.Mode == "everything" {
+		timeout = 4 * time.Minute // first npx start downloads the package
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pool := impl.NewPool(store, impl.Options{
+		ConnectTimeout: func(string) time.Duration { return timeout },
+		ServerStderr:   os.Stderr,
+	})
+	st, err := pool.Status(ctx)
+	if err == nil && (len(st) != 1 || !st[0].Connected) {
+		err = fmt.Errorf("the live server did not connect: %s", st[0].Error)
+	}
+	for _, c := range calls {
+		if err != nil {
+			break
+		}
+		res := pool.Call(ctx, impl.ExposedName(server, c.Tool), c.Args, 0)
+		if strings.HasPrefix(res.Output, impl.CallErrorPrefix) || strings.HasPrefix(res.Output, impl.UnknownToolPrefix) {
+			err = fmt.Errorf("call %s: %s", c.Tool, res.Output)
+		}
+	}
+	if cerr := pool.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func quoteAll(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return out
+}
+
+// Compare returns a readable diff of the lines that differ between a
+// stored fixture and a fresh recording ("" when they are equal).
+func Compare(stored, fresh []byte) string {
+	if bytes.Equal(stored, fresh) {
+		return ""
+	}
+	a, b := strings.Split(string(stored), "\n"), strings.Split(string(fresh), "\n")
+	var out strings.Builder
+	shown := 0
+	for i := 0; i < max(len(a), len(b)) && shown < 40; i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			fmt.Fprintf(&out, "  line %d\n  - stored: %s\n  + fresh:  %s\n", i+1, x, y)
+			shown++
+		}
+	}
+	if out.Len() == 0 {
+		out.WriteString("  (the files differ in their trailing bytes)\n")
+	}
+	return out.String()
+}

@@ -1,0 +1,208 @@
+package record_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/replay"
+)
+
+func harness(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe}
+}
+
+const committed = "../../fixtures/recordings"
+
+// TestRecordMatchesCommitted records the SDK server twice through the
+// reference pool: the two recordings are byte-identical and equal to the
+// committed fixtures (what `mcpparity record --check` verifies).
+func TestRecordMatchesCommitted(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, s := range record.SDKSets {
+		t.Run(s.File, func(t *testing.T) {
+			for _, dir := range []string{a, b} {
+				if err := record.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			first, _ := os.ReadFile(filepath.Join(a, s.File))
+			second, _ := os.ReadFile(filepath.Join(b, s.File))
+			if d := record.Compare(first, second); d != "" {
+				t.Errorf("two recordings differ:\n%s", d)
+			}
+			stored, err := os.ReadFile(filepath.Join(committed, s.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := record.Compare(stored, first); d != "" {
+				t.Errorf("the committed fixture drifted (run mcpparity record):\n%s", d)
+			}
+			if _, err := fixtures.Decode(s.File, first); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestCompareShowsOneByte: one changed byte is reported with its line.
+func TestCompareShowsOneByte(t *testing.T) {
+	stored, err := os.ReadFile(filepath.Join(committed, "sdk/sse.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := []byte(strings.Replace(string(stored), `"ok"`, `"oK"`, 1))
+	d := record.Compare(stored, changed)
+	if !strings.Contains(d, `- stored:`) || !strings.Contains(d, `"oK"`) {
+		t.Errorf("diff does not show the change:\n%s", d)
+	}
+	if record.Compare(stored, stored) != "" {
+		t.Error("equal files reported as different")
+	}
+}
+
+// observation is what the reference pool sees of a server: its status
+// line, the tools it announces and the output of every scripted call.
+type observation struct {
+	Status  impl.ServerStatus
+	Tools   []impl.AnnouncedTool
+	Prompt  string
+	Outputs []impl.CallResult
+}
+
+func observe(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call) observation {
+	t.Helper()
+	store, err := impl.NewStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Save(map[string]impl.MCPServerConfig{"srv": cfg}); err != nil {
+		t.Fatal(err)
+	}
+	pool := impl.NewPool(store, impl.Options{ConnectTimeout: func(string) time.Duration { return 3 * time.Minute }})
+	defer pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var o observation
+	st, err := pool.Status(ctx)
+	if err != nil || len(st) != 1 {
+		t.Fatalf("status: %v %v", st, err)
+	}
+	o.Status = st[0]
+	o.Status.URL, o.Status.Command, o.Status.Args = "", "", nil // where the server is, not what it is
+	if o.Tools, o.Prompt, err = pool.Tools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		o.Outputs = append(o.Outputs, pool.Call(ctx, impl.ExposedName("srv", c.Tool), c.Args, 0))
+	}
+	return o
+}
+
+// TestFidelitySDK: what the reference observes against the replay of each
+// committed SDK fixture equals what it observes against the live server.
+func TestFidelitySDK(t *testing.T) {
+	calls, err := record.Script(record.SDKSets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range record.SDKSets {
+		t.Run(s.File, func(t *testing.T) {
+			var live, replayed impl.MCPServerConfig
+			live.Enabled, replayed.Enabled = true, true
+			switch s.Mode {
+			case "stdio":
+				live.Command, live.Args = harness(t)[0], []string{"sdk-server", "--stdio"}
+				replayed.Command, replayed.Args = harness(t)[0], []string{"replay", "--stdio", "--fixture", filepath.Join(committed, s.File)}
+			default:
+				srv := httptest.NewServer(sdkserver.Handler(s.Mode == "json"))
+				defer srv.Close()
+				live.URL = srv.URL + "/mcp"
+				fx, err := fixtures.Embedded(s.File)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rp, err := replay.New(fx, replay.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs := httptest.NewServer(rp)
+				defer func() { rp.Close(); rs.Close() }()
+				replayed.URL = rs.URL + "/mcp"
+			}
+			want := observe(t, live, calls)
+			got := observe(t, replayed, calls)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("replay differs from the live server (-live +replay):\n%s", d)
+			}
+		})
+	}
+}
+
+// requireNpx skips without npx locally, and fails in CI, which provides it.
+func requireNpx(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("npx"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("npx is required in CI: %v", err)
+		}
+		t.Skipf("npx not found (%v): the server-everything recording needs Node.js", err)
+	}
+}
+
+// TestEverything records the TypeScript server-everything (npm) over stdio
+// through the reference pool; the fixture decodes, keeps the third-party
+// server's facts (14 tools, no discover), and the reference observes the
+// same against its replay as against the live server.
+func TestEverything(t *testing.T) {
+	requireNpx(t)
+	if testing.Short() {
+		t.Skip("starts server-everything through npx")
+	}
+	path := filepath.Join(t.TempDir(), record.EverythingSet.File)
+	if err := record.Record(context.Background(), record.EverythingSet, path, harness(t)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := fixtures.Decode(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx.Manifest.ToolCount != 14 || !strings.HasPrefix(fx.Manifest.Server, "mcp-servers/everything") {
+		t.Errorf("manifest: %+v", fx.Manifest)
+	}
+	calls, err := record.Script(record.EverythingSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := strings.Fields(record.EverythingCommand)
+	live := impl.MCPServerConfig{Enabled: true, Command: argv[0], Args: argv[1:]}
+	replayed := impl.MCPServerConfig{Enabled: true, Command: harness(t)[0], Args: []string{"replay", "--stdio", "--fixture", path}}
+	want := observe(t, live, calls)
+	got := observe(t, replayed, calls)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("replay differs from the live server-everything (-live +replay):\n%s", d)
+	}
+	if want.Status.Error != "" || len(want.Outputs) != len(calls) {
+		t.Errorf("live server-everything: %+v", want.Status)
+	}
+}
