@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
 )
 
 // Main implements `mcpparity sdk-server`: the eleven-tool go-sdk
