@@ -194,7 +194,12 @@ func processGone(pid int, zombieOK bool) bool {
 // stdio returns the configuration of a stdio server re-executed from this
 // test binary; env adds to the helper's environment (testserver.Env*).
 func (f *fixture) stdio(env map[string]string) MCPServerConfig {
-	e := map[string]string{testserver.EnvKind: "mcp", testserver.EnvStarts: f.starts}
+	e := map[string]string{
+		testserver.EnvKind:   "mcp",
+		testserver.EnvStarts: f.starts,
+		// Under -race, a process sleeps 1 s at exit by default.
+		"GORACE": "atexit_sleep_ms=0",
+	}
 	for k, v := range env {
 		e[k] = v
 	}
@@ -267,6 +272,7 @@ type mcpHTTP struct {
 	URL    string
 	server *mcp.Server
 	ts     *httptest.Server
+	stop   chan struct{}
 
 	mu   sync.Mutex
 	reqs []seenRequest
@@ -282,7 +288,9 @@ type seenRequest struct {
 // (jsonMode) or SSE.
 func (f *fixture) httpServer(jsonMode bool, o testserver.Options) *mcpHTTP {
 	f.t.Helper()
-	s := &mcpHTTP{server: testserver.New(o)}
+	s := &mcpHTTP{stop: make(chan struct{})}
+	o.Stop = s.stop
+	s.server = testserver.New(o)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server },
 		&mcp.StreamableHTTPOptions{JSONResponse: jsonMode})
 	s.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -307,6 +315,7 @@ func (f *fixture) httpServer(jsonMode bool, o testserver.Options) *mcpHTTP {
 }
 
 func (s *mcpHTTP) close() {
+	close(s.stop)
 	for ss := range s.server.Sessions() {
 		_ = ss.Close()
 	}

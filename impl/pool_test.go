@@ -229,8 +229,8 @@ func TestP4_HandshakeDeadline(t *testing.T) {
 			if diff := cmp.Diff([]string{tt.command}, asked); diff != "" {
 				t.Errorf("P3: handshake deadline asked for (-want +got)\n%s", diff)
 			}
-			if f.startCount() != 1 {
-				t.Errorf("the server started %d times, want 1", f.startCount())
+			if n := f.startCount(); n > 1 {
+				t.Errorf("the server started %d times, want at most 1", n)
 			}
 		})
 	}
@@ -263,7 +263,7 @@ func TestP5_HandshakeThenFirstPageOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]string{"block", "die", "die_once"}, st[0].Tools); diff != "" {
+		if diff := cmp.Diff([]string{"block", "die", "die_on_release"}, st[0].Tools); diff != "" {
 			t.Errorf("P5 tools (first page of 3) (-want +got)\n%s", diff)
 		}
 	})

@@ -42,7 +42,7 @@ func runStdio() error {
 		// Same process group as this server (the pool starts it as a group
 		// leader): only a group kill ends it.
 		child := exec.Command(os.Args[0])
-		child.Env = append(os.Environ(), EnvKind+"=sleep")
+		child.Env = append(os.Environ(), EnvKind+"=sleep", "GORACE=atexit_sleep_ms=0")
 		if err := child.Start(); err != nil {
 			return err
 		}

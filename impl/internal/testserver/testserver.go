@@ -50,6 +50,10 @@ type Options struct {
 	// BeforeInitialize, if set, runs before initialize is handled; an
 	// error fails the initialize request.
 	BeforeInitialize func(ctx context.Context) error
+	// Stop, when closed, ends the calls of block (an in-process server's
+	// handler is not cancelled when its client gives up, and a session
+	// does not close while a handler runs).
+	Stop <-chan struct{}
 	// Extra tools are added as given (name → result).
 	Extra map[string]*mcp.CallToolResult
 }
@@ -88,7 +92,7 @@ func args(req *mcp.CallToolRequest) map[string]any {
 //   - ping: pings the client, then returns "pong";
 //   - fail: a tool error (isError) with the text "boom";
 //   - rpcfail: always a JSON-RPC error;
-//   - block: waits until the call is cancelled;
+//   - block: waits until the call is cancelled or Stop closes;
 //
 // and, with Stdio: env (returns the env var named by "name"), die (exits
 // during the call), die_once (exits during its first call, then answers
@@ -135,8 +139,12 @@ func New(o Options) *mcp.Server {
 		})
 	s.AddTool(&mcp.Tool{Name: "block", Description: "Waits until cancelled.", InputSchema: EmptyObject},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-o.Stop:
+				return nil, errors.New("server stopping")
+			}
 		})
 	for name, res := range o.Extra {
 		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: EmptyObject},
