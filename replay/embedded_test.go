@@ -11,49 +11,57 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// recordedCalls lists the tools/call params of a recording, in order, and
-// the client name it used.
+// recordedCalls lists the tools/call params of a recording, in order, the
+// client name it used, and how many server requests (ping, roots/list) the
+// recorded client answered.
 func recordedCalls(t *testing.T, fx *fixtures.Fixture) (client string, calls []mcp.CallToolParams, serverRequests int) {
 	t.Helper()
-	var msgs []json.RawMessage
+	type msg struct {
+		raw        json.RawMessage
+		fromClient bool
+	}
+	var msgs []msg
 	for _, ex := range fx.HTTP {
-		msgs = append(msgs, ex.Request.Body)
+		msgs = append(msgs, msg{ex.Request.Body, true})
 		for _, ev := range ex.Response.Events {
-			msgs = append(msgs, ev.Data)
+			msgs = append(msgs, msg{ev.Data, false})
 		}
 	}
 	for _, l := range fx.Stdio {
-		msgs = append(msgs, l.Message)
+		msgs = append(msgs, msg{l.Message, l.Dir == fixtures.DirSend})
 	}
-	for _, raw := range msgs {
-		if len(raw) == 0 {
+	pending := map[string]bool{} // ids of server requests not answered yet
+	for _, mm := range msgs {
+		if len(mm.raw) == 0 {
 			continue
 		}
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
 		}
-		if err := json.Unmarshal(raw, &m); err != nil {
+		if err := json.Unmarshal(mm.raw, &m); err != nil {
 			t.Fatal(err)
 		}
-		switch m.Method {
-		case "tools/call":
+		switch {
+		case m.Method == "tools/call":
 			var p mcp.CallToolParams
 			if err := json.Unmarshal(m.Params, &p); err != nil {
 				t.Fatal(err)
 			}
 			calls = append(calls, p)
-		case "initialize":
+		case m.Method == "initialize":
 			var p struct {
 				ClientInfo struct{ Name string } `json:"clientInfo"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
 			client = p.ClientInfo.Name
-		case "ping", "roots/list":
-			if m.ID != nil {
-				serverRequests++
-			}
+		case (m.Method == "ping" || m.Method == "roots/list") && m.ID != nil && !mm.fromClient:
+			pending[string(m.ID)] = true
+		case m.Method == "" && mm.fromClient && m.Result != nil && pending[string(m.ID)]:
+			delete(pending, string(m.ID))
+			serverRequests++
 		}
 	}
 	if client == "" {

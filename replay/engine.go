@@ -333,6 +333,8 @@ func (e *engine) await(ctx context.Context, p *peer, pd *pending, st *step) {
 			problem = "answered with an error: " + string(in.Error)
 		case len(in.Result) == 0:
 			problem = "answer carries no result"
+		case st.optional:
+			return // not counted: whether it comes before the session ends is a race
 		default:
 			e.led.update(func(r *Report) { r.Answers++ })
 			return
@@ -343,6 +345,10 @@ func (e *engine) await(ctx context.Context, p *peer, pd *pending, st *step) {
 		problem = "the request or connection ended before the answer"
 	case <-p.done:
 		problem = "the session ended before the answer"
+		if st.optional {
+			p.drop(pd)
+			return // the recorded client did not answer either
+		}
 	}
 	p.drop(pd)
 	e.led.update(func(r *Report) {

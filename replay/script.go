@@ -24,6 +24,10 @@ type step struct {
 	at      int          // timeline position, see script.add
 	seq     int          // where it was recorded (exchange seq or line number)
 	answer  *interaction // emitted server request: the recorded client answer, if any
+	// optional (stepAwait): the recording holds no answer to this request
+	// (the recorded client left first), so a session ending before the
+	// answer is not a problem; an answer given is still checked.
+	optional bool
 }
 
 // script is what the server did in answer to one client message, in order.
@@ -54,10 +58,11 @@ func (s *script) add(st step) {
 	}
 }
 
-// finish awaits every request still open, so a missing answer is reported.
+// finish awaits every request still open, so a missing answer is reported
+// (unless the recording has none either).
 func (s *script) finish() {
 	for _, i := range s.open {
-		s.steps = append(s.steps, step{kind: stepAwait, ref: i, m: s.steps[i].m, seq: s.steps[i].seq})
+		s.steps = append(s.steps, step{kind: stepAwait, ref: i, m: s.steps[i].m, seq: s.steps[i].seq, optional: s.steps[i].answer == nil})
 	}
 	s.open = nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sebdah/goldie/v2"
@@ -94,11 +93,17 @@ func testConfig(t *testing.T, target suite.Target) suite.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return suite.Config{Target: target, Harness: []string{exe}, Mutations: muts}
+	return suite.Config{Target: target, Harness: harnessCommand(t), Mutations: muts}
 }
 
-var _ = strings.TrimSpace
+// harnessCommand is this test binary: TestMain makes it serve stdio
+// replays.
+func harnessCommand(tb testing.TB) []string {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []string{exe}
+}
+

@@ -1,0 +1,29 @@
+package suite_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// BenchmarkCheck is the whole `check` against the embedded reference: every
+// scenario on a fresh target, compared with its golden file.
+func BenchmarkCheck(b *testing.B) {
+	muts, err := suite.EmbeddedMutations()
+	if err != nil {
+		b.Fatal(err)
+	}
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := suite.Config{Target: suite.RefTarget{}, Harness: harnessCommand(b), Mutations: muts}
+	for b.Loop() {
+		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil, nil) {
+			if r.Verdict != suite.Pass {
+				b.Fatalf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
+			}
+		}
+	}
+}
