@@ -106,4 +106,3 @@ func harnessCommand(tb testing.TB) []string {
 	}
 	return []string{exe}
 }
-
