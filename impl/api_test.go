@@ -119,7 +119,9 @@ func TestC4toC8_SixteenMutations(t *testing.T) {
 		},
 		{
 			name: "C4 save new http with headers", path: "/api/mcp/save",
-			body:   func(*fixture) string { return fmt.Sprintf(`{"name":"remote","url":%q,"headers":{"Authorization":"Bearer t"}}`, u) },
+			body: func(*fixture) string {
+				return fmt.Sprintf(`{"name":"remote","url":%q,"headers":{"Authorization":"Bearer t"}}`, u)
+			},
 			status: 200,
 			want: func(*fixture) any {
 				return serversBody{OK: true, Servers: []ServerStatus{reach("remote", ServerStatus{Headers: map[string]string{"Authorization": "Bearer t"}})}}
@@ -137,7 +139,9 @@ func TestC4toC8_SixteenMutations(t *testing.T) {
 				return serversBody{OK: true, Servers: []ServerStatus{{Name: "a", Transport: "http", Tools: []string{},
 					Disabled: []string{"echo", "fail"}, URL: u}}}
 			},
-			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":false,"disabledTools":["echo","fail"]}}`, u) },
+			stored: func(*fixture) string {
+				return fmt.Sprintf(`{"a":{"url":%q,"enabled":false,"disabledTools":["echo","fail"]}}`, u)
+			},
 		},
 		{
 			name: "C4 save with enabled given overrides the kept value",
@@ -151,7 +155,9 @@ func TestC4toC8_SixteenMutations(t *testing.T) {
 			name: "C4 save trims the name", path: "/api/mcp/save",
 			body:   func(*fixture) string { return fmt.Sprintf(`{"name":"  spaced \t","url":%q}`, u) },
 			status: 200,
-			want:   func(*fixture) any { return serversBody{OK: true, Servers: []ServerStatus{reach("spaced", ServerStatus{})}} },
+			want: func(*fixture) any {
+				return serversBody{OK: true, Servers: []ServerStatus{reach("spaced", ServerStatus{})}}
+			},
 			stored: func(*fixture) string { return fmt.Sprintf(`{"spaced":{"url":%q,"enabled":true}}`, u) },
 		},
 		{
@@ -213,7 +219,9 @@ func TestC4toC8_SixteenMutations(t *testing.T) {
 			want: func(*fixture) any {
 				return serversBody{OK: true, Servers: []ServerStatus{reach("a", ServerStatus{Disabled: []string{"echo"}})}}
 			},
-			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":true,"disabledTools":["echo"]}}`, u) },
+			stored: func(*fixture) string {
+				return fmt.Sprintf(`{"a":{"url":%q,"enabled":true,"disabledTools":["echo"]}}`, u)
+			},
 		},
 		{
 			name: "C6 tool off again (no duplicate, moved last)",
