@@ -33,11 +33,13 @@ func register(name, summary string, run func(ctx context.Context, args []string,
 	subcommands[name] = subcommand{summary, run}
 }
 
-func main() {
+func main() { os.Exit(run(os.Args[1:])) }
+
+// run dispatches with a context cancelled on SIGINT or SIGTERM.
+func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	return dispatch(ctx, args, os.Stdout, os.Stderr)
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
