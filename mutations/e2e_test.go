@@ -265,7 +265,7 @@ func TestEndToEnd(t *testing.T) {
 			if len(rep.Baselines) != 1 || rep.Baselines[0].Package != "./tiny" || rep.Baselines[0].RunTimeout < 5 {
 				t.Errorf("baselines %+v", rep.Baselines)
 			}
-			if n := strings.Count(progress.String(), "\n"); n != len(ms) {
+			if n := strings.Count(progress.String(), "\n"); n != len(ms)+1 || !strings.HasPrefix(progress.String(), "baseline ./tiny: build ") {
 				t.Errorf("%d progress lines for %d mutants:\n%s", n, len(ms), progress.String())
 			}
 			if after := treeState(t, root); after != before {

@@ -55,8 +55,10 @@ type Result struct {
 	// KilledBy is the failing test credited with the kill.
 	KilledBy string   `json:"killedBy,omitempty"`
 	Failed   []string `json:"failed,omitempty"`
-	// Run is the -run filter of the last test run ("(all)" for the whole
-	// package).
+	// Filter is the -run filter of the rule's tests, tried first ("" when
+	// no test names the rule); Run is the filter of the last test run
+	// ("(all)" for the whole package).
+	Filter  string  `json:"filter,omitempty"`
 	Run     string  `json:"run,omitempty"`
 	Error   string  `json:"error,omitempty"`
 	Build   Seconds `json:"buildSeconds"`
@@ -249,6 +251,15 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintln(w, line)
 	if r.Interrupted {
 		fmt.Fprintf(w, "INTERRUPTED: partial report, %d mutant(s) without a verdict\n", r.Pending)
+	}
+	for _, res := range r.Results {
+		if res.Verdict == VerdictKilled && res.Run == "(all)" && r.Mode != ModeOperators {
+			if res.Filter == "" {
+				fmt.Fprintf(w, "note: %s killed by %s, but no test names rule %s\n", res.ID, res.KilledBy, res.Rule)
+			} else {
+				fmt.Fprintf(w, "note: %s passed the tests of rule %s, killed only by %s\n", res.ID, res.Rule, res.KilledBy)
+			}
+		}
 	}
 	for _, res := range r.Results {
 		if res.Verdict == VerdictSurvived || res.Verdict == VerdictTimeout || (res.Verdict == VerdictError && r.Mode != ModeOperators) {

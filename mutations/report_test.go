@@ -163,6 +163,27 @@ ERROR P12-min (impl/flatten.go:55): min
 	if got := buf.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
+
+	// A kill outside the rule's own tests is noted: that rule's tests are weak.
+	r := &Report{Mode: ModeRules, Results: []Result{
+		{ID: "a", Rule: "C1", Verdict: VerdictKilled, KilledBy: "TestP10_X", Filter: "^(TestC1_Y)$", Run: "(all)"},
+		{ID: "b", Rule: "C2", Verdict: VerdictKilled, KilledBy: "TestZ", Run: "(all)"},
+		{ID: "c", Rule: "C3", Verdict: VerdictKilled, KilledBy: "TestC3_Y", Filter: "^(TestC3_Y)$", Run: "^(TestC3_Y)$"},
+	}}
+	r.finish()
+	buf.Reset()
+	_ = r.WriteTable(&buf)
+	for _, line := range []string{
+		"note: a passed the tests of rule C1, killed only by TestP10_X\n",
+		"note: b killed by TestZ, but no test names rule C2\n",
+	} {
+		if !strings.Contains(buf.String(), line) {
+			t.Errorf("table lacks %q:\n%s", line, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "note: c") {
+		t.Errorf("c was killed by its rule's tests:\n%s", buf.String())
+	}
 }
 
 func TestMerge(t *testing.T) {

@@ -165,6 +165,10 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 			Package: p.importPath, Build: SecondsOf(p.baseBuild), Run: SecondsOf(p.baseRun),
 			BuildTimeout: SecondsOf(p.buildTimeout), RunTimeout: SecondsOf(p.runTimeout),
 		})
+		if r.cfg.Progress != nil {
+			fmt.Fprintf(r.cfg.Progress, "baseline %s: build %.1fs, run %.1fs; timeout per mutant: build %.0fs, run %.0fs\n",
+				p.importPath, p.baseBuild.Seconds(), p.baseRun.Seconds(), p.buildTimeout.Seconds(), p.runTimeout.Seconds())
+		}
 		if rt, err := RuleTests(p.dir); err == nil {
 			p.ruleTests = rt
 		}
@@ -317,6 +321,7 @@ func (r *Runner) runMutant(ctx context.Context, tmp string, p *pkgInfo, m Mutant
 	if filter == "" && !r.cfg.NoFilter {
 		filter = runFilter(p.ruleTests[m.Rule])
 	}
+	res.Filter = filter
 	phases := []string{filter}
 	if filter != "" {
 		phases = append(phases, "") // a survivor of the filtered run must survive the whole package
