@@ -2,11 +2,8 @@ package suite
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io/fs"
-	"path"
-	"sort"
-	"strings"
 )
 
 // Mutation is one config mutation of mutations/config: a request through
@@ -30,30 +27,12 @@ func (m *Mutation) Step() Step {
 
 // LoadMutations reads every *.json of dir in fsys, sorted by name.
 func LoadMutations(fsys fs.FS, dir string) ([]*Mutation, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Mutation
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		p := path.Join(dir, e.Name())
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return nil, err
-		}
-		m, err := decodeStrict[Mutation](p, data)
-		if err != nil {
-			return nil, err
-		}
-		m.Name = strings.TrimSuffix(e.Name(), ".json")
+	all := func(string) bool { return true }
+	return loadDir(fsys, dir, all, func(m *Mutation, name string) error {
+		m.Name = name
 		if m.Method == "" || m.Path == "" || m.Expect.Status == 0 {
-			return nil, fmt.Errorf("%s: method, path and expect.status are required", p)
+			return errors.New("method, path and expect.status are required")
 		}
-		out = append(out, m)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+		return nil
+	})
 }

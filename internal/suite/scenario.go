@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 )
 
@@ -72,34 +71,14 @@ type Step struct {
 	Expect *Observation `json:"expect,omitempty"`
 }
 
-// LoadScenarios reads every *.json of dir in fsys, sorted by name.
+// LoadScenarios reads every numbered *.json of dir in fsys ("03-status.json";
+// other files, such as the call scripts, are not scenarios), sorted by name.
 func LoadScenarios(fsys fs.FS, dir string) ([]*Scenario, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Scenario
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue // scenario files start with their number
-		}
-		p := path.Join(dir, e.Name())
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return nil, err
-		}
-		s, err := decodeStrict[Scenario](p, data)
-		if err != nil {
-			return nil, err
-		}
-		s.Name = strings.TrimSuffix(e.Name(), ".json")
-		if err := s.check(); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	numbered := func(name string) bool { return name[0] >= '0' && name[0] <= '9' }
+	return loadDir(fsys, dir, numbered, func(s *Scenario, name string) error {
+		s.Name = name
+		return s.check()
+	})
 }
 
 func (s *Scenario) check() error {
@@ -123,6 +102,36 @@ func (s *Scenario) check() error {
 		}
 	}
 	return nil
+}
+
+// loadDir decodes every *.json of dir that keep accepts, strictly, names
+// each value after its file (without ".json"), checks it, and returns them
+// sorted by name. Errors name the file.
+func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, check func(*T, string) error) ([]*T, error) {
+	entries, err := fs.ReadDir(fsys, dir) // sorted by file name
+	if err != nil {
+		return nil, err
+	}
+	var out []*T
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || !keep(e.Name()) {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, err
+		}
+		v, err := decodeStrict[T](p, data)
+		if err != nil {
+			return nil, err
+		}
+		if err := check(v, strings.TrimSuffix(e.Name(), ".json")); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // decodeStrict decodes JSON refusing unknown fields, with the file name in
