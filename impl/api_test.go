@@ -711,9 +711,10 @@ func TestContract_Errors(t *testing.T) {
 			})
 		}
 	}
-	big := `{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
-	atLimit := `{"name":" ","pad":"` + strings.Repeat("a", MaxBodyBytes-len(`{"name":" ","pad":""}`)) + `"}`
-	if len(atLimit) != MaxBodyBytes {
+	const mib = 1 << 20 // the contract's limit
+	big := `{"name":"` + strings.Repeat("a", mib) + `"}`
+	atLimit := `{"name":" ","pad":"` + strings.Repeat("a", mib-len(`{"name":" ","pad":""}`)) + `"}`
+	if len(atLimit) != mib {
 		t.Fatalf("atLimit is %d bytes", len(atLimit))
 	}
 	for _, path := range posts {
@@ -734,6 +735,24 @@ func TestContract_Errors(t *testing.T) {
 		code, raw := f.do("POST", "/api/mcp/save", atLimit)
 		if b := errorAnswer(t, raw); code != 400 || b.Error != textEmpty {
 			t.Errorf("got %d %.100s, want 400 %q", code, raw, textEmpty)
+		}
+	})
+	t.Run("no body reads as {}", func(t *testing.T) {
+		for _, tt := range []struct {
+			path string
+			code int
+			body string
+		}{
+			{FacadeToolsPath, 200, `{"ok":true,"tools":[],"prompt":""}`},
+			{FacadePrewarmPath, 202, `{"ok":true}`},
+			{FacadeCallPath, 200, `{"ok":true,"output":"[erreur] outil MCP inconnu ou serveur non connecté: ","label":""}`},
+			{"/api/mcp/delete", 400, `{"ok":false,"error":"serveur MCP inconnu: "}`},
+			{"/api/mcp/save", 400, `{"ok":false,"error":"nom de serveur vide"}`},
+		} {
+			code, raw := f.do("POST", tt.path, "")
+			if code != tt.code || raw != tt.body+"\n" {
+				t.Errorf("POST %s without a body: %d %s, want %d %s", tt.path, code, raw, tt.code, tt.body)
+			}
 		}
 	})
 	bad := []string{``, `{`, `}`, `[]`, `"x"`, `123`, `null`, `{}x`, `{"name":5}`, `{"name":null}`, `{"args":"x"}`,

@@ -111,7 +111,10 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 			f.seed(map[string]MCPServerConfig{"slow": cfg})
 			p := f.Pool()
 			done := make(chan []ServerStatus, 1)
-			c := ctx(t)
+			// The caller would wait longer than the test does: only the
+			// invalidation may end its wait in time.
+			c, cancel := context.WithTimeout(context.Background(), time.Minute)
+			t.Cleanup(cancel)
 			go func() {
 				st, _ := p.Status(c)
 				done <- st
@@ -132,7 +135,7 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 			if len(st) != 1 || st[0].Connected || st[0].Error == "" || st[0].Error == otherMessage {
 				t.Errorf("status = %+v, want not connected with the invalidation's error", st)
 			}
-			<-e.done // settled before Status returned
+			recv(t, "the invalidated attempt to settle", e.done)
 			if e.session != nil || e.err == nil {
 				t.Errorf("P2: invalidated attempt settled with session=%v err=%v", e.session, e.err)
 			}

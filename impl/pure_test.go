@@ -287,7 +287,7 @@ func TestP11_Flatten(t *testing.T) {
 }
 
 func TestP12_Truncate(t *testing.T) {
-	const cap = 12000
+	const limit = 12000
 	ascii := func(n int) string { return strings.Repeat("a", n) }
 	accents := func(n int) string { return strings.Repeat("é", n) }
 	emoji := func(n int) string { return strings.Repeat("🙂", n) }
@@ -297,16 +297,16 @@ func TestP12_Truncate(t *testing.T) {
 		window int
 		want   string
 	}{
-		{"under the cap", ascii(cap - 1), 0, ascii(cap - 1)},
-		{"exactly at the cap", ascii(cap), 0, ascii(cap)},
-		{"one over the cap", ascii(cap + 1), 0, ascii(cap) + "\n…[tronqué]"},
-		{"accents exactly at the cap (runes, not bytes)", accents(cap), 0, accents(cap)},
-		{"accents one over", accents(cap + 1), 0, accents(cap) + "\n…[tronqué]"},
-		{"emoji exactly at the cap", emoji(cap), 0, emoji(cap)},
-		{"emoji one over", emoji(cap + 1), 0, emoji(cap) + "\n…[tronqué]"},
-		{"mixed runes one over", ascii(cap-1) + "é🙂", 0, ascii(cap-1) + "é\n…[tronqué]"},
-		{"window below the floor uses 12000", ascii(cap + 1), 100, ascii(cap) + "\n…[tronqué]"},
-		{"window below the floor, at 12000", accents(cap), 5000, accents(cap)},
+		{"under the cap", ascii(limit - 1), 0, ascii(limit - 1)},
+		{"exactly at the cap", ascii(limit), 0, ascii(limit)},
+		{"one over the cap", ascii(limit + 1), 0, ascii(limit) + "\n…[tronqué]"},
+		{"accents exactly at the cap (runes, not bytes)", accents(limit), 0, accents(limit)},
+		{"accents one over", accents(limit + 1), 0, accents(limit) + "\n…[tronqué]"},
+		{"emoji exactly at the cap", emoji(limit), 0, emoji(limit)},
+		{"emoji one over", emoji(limit + 1), 0, emoji(limit) + "\n…[tronqué]"},
+		{"mixed runes one over", ascii(limit-1) + "é🙂", 0, ascii(limit-1) + "é\n…[tronqué]"},
+		{"window below the floor uses 12000", ascii(limit + 1), 100, ascii(limit) + "\n…[tronqué]"},
+		{"window below the floor, at 12000", accents(limit), 5000, accents(limit)},
 		{"window above the floor, under it", ascii(15000), 20000, ascii(15000)},
 		{"window above the floor, at it", emoji(20000), 20000, emoji(20000)},
 		{"window above the floor, one over", emoji(20001), 20000, emoji(20000) + "\n…[tronqué]"},
@@ -411,6 +411,7 @@ func TestP15_CallLabel(t *testing.T) {
 		{"only non-strings: JSON", map[string]any{"path": 3}, `{"path":3}`},
 		{"JSON exactly 120 runes", exact, `{"t":"` + strings.Repeat("x", 112) + `"}`},
 		{"JSON cut at 120 runes", long, string([]rune(longJSON)[:120]) + "…"},
+		{"JSON under 120 runes, over 120 bytes", map[string]any{"t": strings.Repeat("é", 100)}, `{"t":"` + strings.Repeat("é", 100) + `"}`},
 	}
 	for _, tt := range tests {
 		t.Run("P15/"+tt.name, func(t *testing.T) {
