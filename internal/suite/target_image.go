@@ -212,7 +212,11 @@ func (t *ImageTarget) runOptions(env Env, harness string) (*dockertest.RunOption
 			return nil, nil, err
 		}
 	}
-	for _, d := range append([]string{filepath.Dir(harness)}, t.Mounts...) {
+	ro := []string{filepath.Dir(harness)}
+	if real, err := filepath.EvalSymlinks(harness); err == nil {
+		ro = append(ro, filepath.Dir(real)) // a linked harness: its real folder too
+	}
+	for _, d := range append(ro, t.Mounts...) {
 		if err := bind(d, "ro"); err != nil {
 			return nil, nil, err
 		}
