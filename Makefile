@@ -1,7 +1,9 @@
 GO ?= go
 BIN ?= bin/mcpparity
 
-.PHONY: build test check vet race
+IMAGE ?= mcpparity-ref:latest
+
+.PHONY: build test check vet image docker-test mutate
 
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/mcpparity
@@ -16,3 +18,20 @@ test: vet
 # The main job: the conformance check against the embedded reference.
 check:
 	$(GO) run ./cmd/mcpparity check
+
+# The reference pool as an image FROM scratch: the static binary only,
+# nothing pulled (docker/Dockerfile; the build context is bin/).
+image:
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/mcpparity
+	docker build -q -t $(IMAGE) -f docker/Dockerfile $(dir $(BIN))
+
+# The full check against that image, one container per scenario on the host
+# network (the static $(BIN) is the harness: its folder is mounted in the
+# container, where the stdio replays run), then the docker tests.
+docker-test: image
+	$(BIN) check --target image:$(IMAGE)
+	$(GO) test -race -count=1 -run Docker ./internal/suite
+
+# Every rule mutant of mutations/rules must be killed by impl's tests.
+mutate: build
+	$(BIN) mutate --json mutate-report.json

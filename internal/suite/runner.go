@@ -46,13 +46,14 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 		return nil, nil, "", err
 	}
 	defer os.RemoveAll(tmp)
-	env := Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Vars: map[string]string{}}
-	for _, d := range []string{env.State, env.Workspace, filepath.Join(tmp, "reports")} {
+	reports := filepath.Join(tmp, "reports")
+	env := Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Vars: map[string]string{}, Shared: []string{reports}}
+	for _, d := range []string{env.State, env.Workspace, reports} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, nil, "", err
 		}
 	}
-	srv, err := startServers(s, cfg.Harness, env.Workspace, filepath.Join(tmp, "reports"))
+	srv, err := startServers(s, cfg.Harness, env.Workspace, reports)
 	if err != nil {
 		return nil, nil, "", err
 	}

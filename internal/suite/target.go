@@ -18,6 +18,9 @@ type Env struct {
 	State     string
 	Workspace string
 	Vars      map[string]string
+	// Shared are further folders the harness and the target's servers both
+	// write (the stdio replays' reports): a container target mounts them.
+	Shared []string
 }
 
 // Instance is a started target.

@@ -207,7 +207,7 @@ func (t *ImageTarget) runOptions(env Env, harness string) (*dockertest.RunOption
 		}
 		return nil
 	}
-	for _, d := range append([]string{env.State, env.Workspace}, reportsDir(env)) {
+	for _, d := range append([]string{env.State, env.Workspace}, env.Shared...) {
 		if err := bind(d, "rw"); err != nil {
 			return nil, nil, err
 		}
@@ -326,21 +326,6 @@ func (i *imageInstance) stop(ctx context.Context) error {
 		return fmt.Errorf("removing container %s: %w", i.name, err)
 	}
 	return nil
-}
-
-// reportsDir is the folder where RunScenario's stdio replays write their
-// reports (and their faults-once marks): "reports" beside {state} and
-// {workspace} in the scenario's temp folder. The replays run inside the
-// container, so it is mounted too; "" when there is none.
-func reportsDir(env Env) string {
-	if env.State == "" || filepath.Dir(env.State) != filepath.Dir(env.Workspace) {
-		return ""
-	}
-	dir := filepath.Join(filepath.Dir(env.State), "reports")
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ""
-	}
-	return dir
 }
 
 // dynamicNote warns, at the head of the logs, when the harness binary
