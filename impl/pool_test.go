@@ -515,6 +515,13 @@ func TestP16_EnsureAllInParallel(t *testing.T) {
 			t.Errorf("%s not connected: %s", s.Name, s.Error)
 		}
 	}
+	// "connect-done" is told once the attempt has settled, possibly just
+	// after Status returned.
+	waitFor(t, "six connection events", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(events) >= 6
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(events) != 6 {
