@@ -152,9 +152,8 @@ func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSessio
 	t := p.newTransport(cfg)
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
-		if gt, ok := t.(*groupTransport); ok {
-			gt.abort() // P2: no process left behind
-		}
+		// The SDK closed the connection: a stdio server that did not finish
+		// its handshake has had its process group ended (groupConn.Close).
 		return nil, nil, err
 	}
 	if gt, ok := t.(*groupTransport); ok {

@@ -465,7 +465,9 @@ func TestP10_CallBounded(t *testing.T) {
 	srv := f.httpServer(false, testserver.Options{})
 	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 	out := make(chan string, 1)
-	c := ctx(t)
+	// No deadline of the caller's: only the pool's bound can end the call.
+	c, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	go func() { out <- f.Pool().Call(c, "mcp__h__block", nil, 0).Output }()
 	got := recv(t, "the bounded call", out)
 	if want := "[erreur MCP] context deadline exceeded"; got != want {

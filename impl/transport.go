@@ -78,14 +78,6 @@ type groupTransport struct {
 	conn *groupConn // set once started
 }
 
-// abort ends the process group if the transport started one; used when the
-// handshake fails after the process started.
-func (t *groupTransport) abort() {
-	if t.conn != nil {
-		_ = t.conn.Close()
-	}
-}
-
 // established marks the handshake as done: from now on Close is graceful.
 func (t *groupTransport) established() {
 	if t.conn != nil {
