@@ -100,6 +100,9 @@ func (s *Scenario) check() error {
 		if st.Method == "" && !st.Store && !st.Replays && !st.Mutations {
 			return fmt.Errorf("step %q does nothing", st.Name)
 		}
+		if st.Replays && i != len(s.Steps)-1 {
+			return fmt.Errorf("step %q: the replays step stops the target, so it comes last", st.Name)
+		}
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 package suite
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -244,9 +242,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-var _ = http.MethodGet
-var _ = context.Background
 
 // makeLauncher links {workspace}/bin/<name> to target (once).
 func makeLauncher(workspace, name, target string) error {

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,5 +70,3 @@ func (tf *TargetFile) StoreFor() (Store, error) {
 	}
 	return CmdStore{SeedCmd: seed, DumpCmd: dump}, nil
 }
-
-var _ = json.Valid
