@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -38,7 +39,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	stdio := fs.Bool("stdio", false, "serve a stdio fixture on stdin/stdout")
 	answerTimeout := fs.Duration("answer-timeout", DefaultAnswerTimeout, "wait for the client's answer to a server request")
 	reportFile := fs.String("report", "", "also write the report as JSON to this file")
-	reportDir := fs.String("report-dir", "", "also write the report as JSON to DIR/<pid>.json (one file per process)")
+	reportDir := fs.String("report-dir", "", "write DIR/<pid>.pid at start, and the report as JSON to DIR/<pid>.json at the end (one pair per process)")
 	faultsOnce := fs.String("faults-once", "", "apply the faults only in the first process that creates this marker file")
 	var faults, headers, ignores, envs replayList
 	fs.Var(&envs, "require-env", "stdio: an environment variable the server must get, repeatable: NAME=VALUE")
@@ -91,6 +92,22 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 
+	if *reportDir != "" {
+		// Tells the harness this process started (it checks that a client
+		// ends what it started, P2).
+		// The file stays locked while the process lives, which another
+		// process can test across PID namespaces (a container target).
+		pidFile := filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".pid")
+		f, err := os.Create(pidFile)
+		if err == nil {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpparity replay:", err)
+			return 2
+		}
+		defer f.Close() // the lock ends with the process anyway
+	}
 	var rep Report
 	died := false
 	if *stdio {

@@ -14,11 +14,12 @@ import (
 
 // Observation is what one step saw.
 type Observation struct {
-	Step    string                       `json:"step"`
-	Status  int                          `json:"status,omitempty"`
-	Body    any                          `json:"body,omitempty"`
-	Store   any                          `json:"store,omitempty"`
-	Replays map[string]ReplayObservation `json:"replays,omitempty"`
+	Step      string                       `json:"step"`
+	Status    int                          `json:"status,omitempty"`
+	Body      any                          `json:"body,omitempty"`
+	Store     any                          `json:"store,omitempty"`
+	Replays   map[string]ReplayObservation `json:"replays,omitempty"`
+	Processes map[string]ProcessCount      `json:"processes,omitempty"`
 }
 
 // Config is what a run needs besides the scenarios.
@@ -151,6 +152,11 @@ type stepRunner struct {
 
 func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 	o := Observation{Step: st.Name}
+	if len(st.WaitStarted) > 0 {
+		if err := r.srv.waitStarted(ctx, st.WaitStarted); err != nil {
+			return o, fmt.Errorf("step %s: %w", st.Name, err)
+		}
+	}
 	if st.Method != "" {
 		body, err := r.srv.expandJSON(r.env, st.Body)
 		if err != nil {
@@ -172,6 +178,13 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 			return o, fmt.Errorf("step %s: store is not JSON: %w", st.Name, err)
 		}
 		o.Store = v
+	}
+	if len(st.Processes) > 0 {
+		procs, err := r.srv.settle(ctx, st.Processes)
+		if err != nil {
+			return o, fmt.Errorf("step %s: %w", st.Name, err)
+		}
+		o.Processes = procs
 	}
 	if st.Replays {
 		reps, err := r.srv.observeReplays()

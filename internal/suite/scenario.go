@@ -64,6 +64,13 @@ type Step struct {
 	Store bool `json:"store,omitempty"`
 	// Replays observes the reports of the scenario's replays.
 	Replays bool `json:"replays,omitempty"`
+	// WaitStarted, before the request, waits until the target has started
+	// this many processes of each named stdio replay.
+	WaitStarted map[string]int `json:"waitStarted,omitempty"`
+	// Processes observes, after the request, the processes of the named
+	// stdio replays: started, and still alive once the target had
+	// ProcessSettle to end those it dropped.
+	Processes []string `json:"processes,omitempty"`
 	// Mutations expands into one request-and-store step per config mutation
 	// of mutations/config, checked against their declared expectations.
 	Mutations bool `json:"mutations,omitempty"`
@@ -97,7 +104,7 @@ func (s *Scenario) check() error {
 		if (st.Method == "") != (st.Path == "") {
 			return fmt.Errorf("step %q: method and path go together", st.Name)
 		}
-		if st.Method == "" && !st.Store && !st.Replays && !st.Mutations {
+		if st.Method == "" && !st.Store && !st.Replays && !st.Mutations && len(st.Processes) == 0 {
 			return fmt.Errorf("step %q does nothing", st.Name)
 		}
 		if st.Replays && i != len(s.Steps)-1 {

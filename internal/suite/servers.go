@@ -157,6 +157,9 @@ func (r *running) observeReplays() (map[string]ReplayObservation, error) {
 		}
 		var sum ReplayObservation
 		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".json") {
+				continue // pid files
+			}
 			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 			if err != nil {
 				return nil, err
