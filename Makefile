@@ -13,7 +13,7 @@ vet:
 
 # The test command of the README and of CI.
 test: vet
-	$(GO) test -race -timeout 20m ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 # The main job: the conformance check against the embedded reference.
 check:
