@@ -21,9 +21,8 @@ type message struct {
 	isError bool // a response carrying "error"
 }
 
-func (m *message) isRequest() bool      { return m.method != "" && m.id != nil }
-func (m *message) isNotification() bool { return m.method != "" && m.id == nil }
-func (m *message) isResponse() bool     { return m.method == "" && m.id != nil }
+func (m *message) isRequest() bool  { return m.method != "" && m.id != nil }
+func (m *message) isResponse() bool { return m.method == "" && m.id != nil }
 
 // withID returns the message with its id replaced by id.
 func (m *message) withID(id []byte) []byte {
