@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -31,12 +32,12 @@ func runServeRef(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	opts := impl.Options{Workspace: *workspace}
 	// The harness shortens the handshake deadline (P3) through this
 	// variable, so that its timeout scenarios run fast.
-	if v := os.Getenv("MCPPARITY_CONNECT_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			fmt.Fprintf(stderr, "serve-ref: MCPPARITY_CONNECT_TIMEOUT=%q: want a positive duration\n", v)
-			return 2
-		}
+	d, err := suite.ConnectTimeoutFromEnv(map[string]string{suite.ConnectTimeoutVar: os.Getenv(suite.ConnectTimeoutVar)})
+	if err != nil {
+		fmt.Fprintf(stderr, "serve-ref: %v\n", err)
+		return 2
+	}
+	if d > 0 {
 		opts.ConnectTimeout = func(string) time.Duration { return d }
 	}
 	srv, err := impl.Start(*addr, *state, opts)
