@@ -161,3 +161,17 @@ func sampleFixture() *fixtures.Fixture {
 		Stdio: []fixtures.Line{{Dir: fixtures.DirSend, Message: json.RawMessage(`{"jsonrpc":"2.0","method":"x"}`)}},
 	}
 }
+
+// buildFixture builds and encodes a recording, failing the test on error.
+func buildFixture(t *testing.T, rec recorder.Recording, cfg recorder.Config) []byte {
+	t.Helper()
+	f, err := recorder.Build(rec, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := fixtures.Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

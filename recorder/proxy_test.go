@@ -38,15 +38,7 @@ func recordHTTP(t *testing.T, jsonResponse bool, headers map[string]string, cfg 
 	if errs := p.Errors(); len(errs) > 0 {
 		t.Fatalf("proxy errors: %v", errs)
 	}
-	f, err := recorder.Build(p.Recording(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := fixtures.Encode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data, results
+	return buildFixture(t, p.Recording(), cfg), results
 }
 
 func TestProxyCallsMatchDirect(t *testing.T) {

@@ -40,15 +40,7 @@ func recordStdio(t *testing.T, cfg recorder.Config, echo string, env ...string) 
 	if err := s.Wait(ctx); err != nil {
 		t.Fatalf("stdio recorder: %v", err)
 	}
-	f, err := recorder.Build(s.Recording(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := fixtures.Encode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data, results
+	return buildFixture(t, s.Recording(), cfg), results
 }
 
 func TestStdioRecording(t *testing.T) {
