@@ -106,12 +106,13 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	for _, st := range s.Steps {
 		if st.Mutations {
 			for _, m := range cfg.Mutations {
-				o, err := r.step(ctx, m.Step())
+				ms := m.Step()
+				o, err := r.step(ctx, ms)
 				if err != nil {
 					return nil, nil, inst.Logs(), err
 				}
 				obs = append(obs, o)
-				expects = append(expects, m.Step().Expect)
+				expects = append(expects, ms.Expect)
 			}
 			continue
 		}
