@@ -82,6 +82,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
 	junit := fs.String("junit", "", "write JUnit XML to this file")
 	report := fs.String("report", "", "write a Markdown summary to this file")
+	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file")
 	if err := fs.Parse(args); err != nil {
 		return exitCannotRun
 	}
@@ -105,7 +106,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitCannotRun
 	}
 	suite.WriteTable(stdout, cfg.Target.Name(), results)
-	if err := writeReports(*junit, *report, cfg.Target.Name(), results); err != nil {
+	if err := writeReports(*junit, *report, *jsonOut, cfg.Target.Name(), results); err != nil {
 		fmt.Fprintf(stderr, "check: %v\n", err)
 		return exitCannotRun
 	}
@@ -119,7 +120,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitParity
 }
 
-func writeReports(junit, report, target string, results []suite.Result) error {
+func writeReports(junit, report, jsonOut, target string, results []suite.Result) error {
 	write := func(path string, fn func(io.Writer) error) error {
 		if path == "" {
 			return nil
@@ -136,6 +137,9 @@ func writeReports(junit, report, target string, results []suite.Result) error {
 	}
 	if err := write(junit, func(w io.Writer) error { return suite.WriteJUnit(w, target, results) }); err != nil {
 		return fmt.Errorf("--junit: %w", err)
+	}
+	if err := write(jsonOut, func(w io.Writer) error { return suite.WriteJSON(w, target, results) }); err != nil {
+		return fmt.Errorf("--json: %w", err)
 	}
 	return write(report, func(w io.Writer) error { suite.WriteMarkdown(w, target, results); return nil })
 }

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -172,4 +173,18 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// JSONReport is the machine-readable form of a check (check --json).
+type JSONReport struct {
+	Target  string   `json:"target"`
+	Results []Result `json:"results"`
+}
+
+// WriteJSON writes the results as one JSON document.
+func WriteJSON(w io.Writer, target string, results []Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(JSONReport{Target: target, Results: results})
 }
