@@ -237,15 +237,6 @@ func (r *running) walk(env Env, v any) any {
 	return v
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // makeLauncher links {workspace}/bin/<name> to target (once).
 func makeLauncher(workspace, name, target string) error {
 	link := filepath.Join(workspace, "bin", name)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
 )
@@ -20,11 +19,11 @@ func (RefTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	if path, ok := env.Vars["PATH"]; ok {
 		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name) }
 	}
-	if d, err := ConnectTimeoutFromEnv(env.Vars); err != nil {
+	scale, err := impl.ParseTimeScale(env.Vars[impl.TimeScaleVar])
+	if err != nil {
 		return nil, err
-	} else if d > 0 {
-		opts.ConnectTimeout = func(string) time.Duration { return d }
 	}
+	opts.TimeScale = scale
 	srv, err := impl.Start(env.Addr, env.State, opts)
 	if err != nil {
 		return nil, err
