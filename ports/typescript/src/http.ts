@@ -1,0 +1,136 @@
+// The Streamable HTTP transport of a session (P6, docs/rules.md): the SDK's
+// StreamableHTTPClientTransport, with every configured header on every
+// request (POST, GET, DELETE), and two additions:
+//
+//   - a request whose SSE answer stream breaks before the answer fails the
+//     session with the stream's error (the SDK reports the broken stream
+//     but leaves the request waiting), so that the call fails at once and
+//     P10 reconnects;
+//   - closing a live session ends it on the server too (DELETE), bounded
+//     by the close grace.
+
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+export interface HttpParams {
+  url: string;
+  headers: Record<string, string>;
+}
+
+function idKey(id: unknown): string {
+  return JSON.stringify(id);
+}
+
+export class WatchedHttpTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly inner: StreamableHTTPClientTransport;
+  private readonly pending = new Set<string>(); // requests sent, not answered
+  private readonly broken = new Set<string>(); // requests whose answer stream broke
+  /** The failure that ended the session (a broken answer stream). */
+  failure?: Error;
+  /** Set once the session is published: close then ends it on the server. */
+  graceful = false;
+
+  constructor(
+    params: HttpParams,
+    private readonly graceMs: () => number,
+  ) {
+    this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
+      // P6: configured headers on every request, replacing same-named ones.
+      requestInit: { headers: { ...params.headers } },
+      fetch: this.watch,
+    });
+    this.inner.onmessage = (m) => {
+      if (!("method" in m) && "id" in m) this.pending.delete(idKey(m.id));
+      this.onmessage?.(m);
+    };
+    this.inner.onerror = (err) => {
+      this.onerror?.(err);
+      this.checkBroken(err);
+    };
+    this.inner.onclose = () => this.onclose?.();
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion(version);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.failure) throw this.failure;
+    if ("method" in message && "id" in message) this.pending.add(idKey(message.id));
+    return this.inner.send(message);
+  }
+
+  /** close ends the session: a published one with a DELETE first. */
+  async close(): Promise<void> {
+    if (this.graceful && !this.failure) {
+      let t: NodeJS.Timeout | undefined;
+      const ended = this.inner.terminateSession().catch(() => {
+        // the server may have forgotten the session already
+      });
+      await Promise.race([ended, new Promise<void>((resolve) => (t = setTimeout(resolve, this.graceMs())))]);
+      clearTimeout(t);
+    }
+    await this.inner.close();
+  }
+
+  /**
+   * The SDK has reported an error; the streams that broke before it have
+   * been read to their end. A request among them still unanswered will
+   * never be: the session fails with that error.
+   */
+  private checkBroken(err: Error): void {
+    if (this.broken.size === 0 || this.failure) return;
+    for (const id of this.broken) {
+      this.broken.delete(id);
+      if (this.pending.has(id)) {
+        this.failure = err;
+        void this.inner.close();
+        return;
+      }
+    }
+  }
+
+  /** watch is the transport's fetch: it notes the answer streams that break. */
+  private readonly watch: FetchLike = async (url, init) => {
+    const res = await fetch(url, init);
+    if (init?.method !== "POST" || !res.body || typeof init.body !== "string") return res;
+    if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream")) return res;
+    let id: string | undefined;
+    try {
+      const m = JSON.parse(init.body) as Record<string, unknown>;
+      if (m && typeof m.method === "string" && "id" in m) id = idKey(m.id);
+    } catch {
+      // not a message of ours
+    }
+    if (id === undefined) return res;
+    const key = id;
+    const reader = res.body.getReader();
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          const { value, done } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (err) {
+          this.broken.add(key);
+          controller.error(err);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}

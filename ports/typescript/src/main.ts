@@ -1,0 +1,122 @@
+// The port's command line:
+//
+//   main.js --listen 127.0.0.1:PORT --state DIR --workspace DIR [--catalog FILE]
+//       serves the contract (docs/contract.md); the bound address is the
+//       first line of stdout; SIGTERM stops it ("Shutdown", docs/rules.md).
+//   main.js store seed --state DIR    the configuration JSON on stdin
+//   main.js store dump --state DIR    prints the configuration JSON
+//       the store commands of the target file (docs/targets.md).
+
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+import { loadCatalog } from "./catalog.js";
+import { Pool } from "./pool.js";
+import { serve } from "./server.js";
+import { Service } from "./service.js";
+import { Store } from "./store.js";
+import { Deadlines, TIME_SCALE_VAR, parseTimeScale } from "./time.js";
+
+// The one catalog of every implementation (P17), beside the reference.
+const DEFAULT_CATALOG = fileURLToPath(new URL("../../../impl/catalog.json", import.meta.url));
+
+const USAGE = `usage:
+  main.js --listen HOST:PORT --state DIR --workspace DIR [--catalog FILE]
+  main.js store seed --state DIR   (the configuration JSON on stdin)
+  main.js store dump --state DIR`;
+
+function flags(args: string[], known: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    let a = args[i];
+    let value: string | undefined;
+    if (!a.startsWith("--")) throw new Error(`unexpected argument ${JSON.stringify(a)}`);
+    a = a.slice(2);
+    const eq = a.indexOf("=");
+    if (eq >= 0) {
+      value = a.slice(eq + 1);
+      a = a.slice(0, eq);
+    } else {
+      value = args[++i];
+    }
+    if (!known.includes(a)) throw new Error(`unknown flag --${a}`);
+    if (value === undefined) throw new Error(`flag --${a} needs a value`);
+    out.set(a, value);
+  }
+  return out;
+}
+
+function storeCommand(args: string[]): number {
+  const [sub, ...rest] = args;
+  const f = flags(rest, ["state"]);
+  const state = f.get("state");
+  if (!state) throw new Error("--state is required");
+  const store = new Store(state);
+  switch (sub) {
+    case "seed": {
+      const text = readFileSync(0, "utf8");
+      JSON.parse(text); // refuse what is not JSON
+      store.writeRaw(text.trim());
+      return 0;
+    }
+    case "dump":
+      process.stdout.write((store.raw() ?? "null").trim() + "\n");
+      return 0;
+    default:
+      throw new Error(`unknown store command ${JSON.stringify(sub ?? "")} (want seed or dump)`);
+  }
+}
+
+async function serveCommand(args: string[]): Promise<void> {
+  const f = flags(args, ["listen", "state", "workspace", "catalog"]);
+  const listen = f.get("listen") ?? "127.0.0.1:0";
+  const state = f.get("state");
+  if (!state) throw new Error("--state is required");
+  const workspace = f.get("workspace") ?? "";
+  const colon = listen.lastIndexOf(":");
+  if (colon < 0) throw new Error(`--listen ${JSON.stringify(listen)}: want HOST:PORT`);
+  const host = listen.slice(0, colon).replace(/^\[|\]$/g, "");
+  const port = Number(listen.slice(colon + 1));
+  const scale = parseTimeScale(process.env[TIME_SCALE_VAR]);
+  const catalog = loadCatalog(f.get("catalog") ?? DEFAULT_CATALOG);
+
+  const pool = new Pool(new Deadlines(scale));
+  const svc = new Service(new Store(state), pool, catalog, workspace);
+  const server = await serve(svc, host, port);
+  const addr = server.address();
+  process.stdout.write((typeof addr === "object" && addr ? `${addr.address}:${addr.port}` : String(addr)) + "\n");
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    // Stop answering, then close every session and end every stdio
+    // server's process group before exiting ("Shutdown").
+    server.close();
+    server.closeAllConnections();
+    try {
+      await pool.close();
+    } catch (e) {
+      console.error("mcpparity-ts: shutdown:", e);
+    }
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
+}
+
+async function main(argv: string[]): Promise<void> {
+  process.on("unhandledRejection", (e) => console.error("mcpparity-ts: unhandled:", e));
+  try {
+    if (argv[0] === "store") {
+      process.exitCode = storeCommand(argv.slice(1));
+      return;
+    }
+    await serveCommand(argv);
+  } catch (e) {
+    console.error(`mcpparity-ts: ${(e as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+void main(process.argv.slice(2));

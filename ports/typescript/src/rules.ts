@@ -1,0 +1,142 @@
+// What the model sees (docs/rules.md): exposed names (P7), tool entries
+// (P8), unknown tools (P9), flattened results (P11–P13), the prompt line
+// (P14) and the call label (P15).
+
+import { blockJSON, marshal, marshalIndent } from "./gojson.js";
+import { cutRunes, isBlank, trimSpace } from "./text.js";
+
+/** sanitize is P7: runs outside [a-zA-Z0-9_-] become one "_", then "_" is trimmed from both ends. */
+export function sanitize(s: string): string {
+  return s.replace(/[^a-zA-Z0-9_-]+/gu, "_").replace(/^_+|_+$/g, "");
+}
+
+/** prefix is the start of the exposed names of a server's tools (P7). */
+export function prefix(server: string): string {
+  return `mcp__${sanitize(server)}__`;
+}
+
+/** exposedName is P7: mcp__<sanitize(server)>__<sanitize(tool)>. */
+export function exposedName(server: string, tool: string): string {
+  return prefix(server) + sanitize(tool);
+}
+
+/** Tool is a tool of a server's first tools/list page, as sent. */
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: unknown;
+}
+
+/** toTools reads the tools of a tools/list result. */
+export function toTools(result: Record<string, unknown>): Tool[] {
+  const list = result.tools;
+  if (!Array.isArray(list)) throw new Error("tools/list result has no tools array");
+  const out: Tool[] = [];
+  for (const t of list) {
+    if (t === null || typeof t !== "object" || typeof (t as Record<string, unknown>).name !== "string") continue;
+    const o = t as Record<string, unknown>;
+    out.push({
+      name: o.name as string,
+      title: typeof o.title === "string" ? o.title : "",
+      description: typeof o.description === "string" ? o.description : "",
+      inputSchema: o.inputSchema,
+    });
+  }
+  return out;
+}
+
+const EMPTY_SCHEMA = { type: "object", properties: {} };
+
+/** toolEntry is P8's entry of a tool announced to the model. */
+export function toolEntry(server: string, t: Tool): { name: string; description: string; parameters: unknown } {
+  const s = t.inputSchema;
+  const object = s !== null && typeof s === "object" && !Array.isArray(s);
+  return {
+    name: exposedName(server, t.name),
+    description: `[MCP: ${server}] ` + (t.description !== "" ? t.description : t.title),
+    parameters: object && Object.keys(s as object).length > 0 ? s : EMPTY_SCHEMA,
+  };
+}
+
+/** unknownTool is P9's output. */
+export function unknownTool(name: string): string {
+  return `[erreur] outil MCP inconnu ou serveur non connecté: ${name}`;
+}
+
+/** mcpError is P10's output of a failed call. */
+export function mcpError(text: string): string {
+  return `[erreur MCP] ${text}`;
+}
+
+/** promptLine is P14: the servers with at least one announced tool, sorted. */
+export function promptLine(counts: [string, number][]): string {
+  const parts = counts.filter(([, n]) => n > 0).map(([name, n]) => `${name} (${n})`);
+  if (parts.length === 0) return "";
+  return `\n\nMCP servers connected (their tools are prefixed mcp__<server>__<tool>): ${parts.join(", ")}.`;
+}
+
+const MIN_CAP = 12000;
+const CUT_MARK = "\n…[tronqué]";
+
+/**
+ * flatten is P11: text blocks give their text, image and audio blocks a
+ * mark, any other block its JSON; joined by "\n" and trimmed; an empty text
+ * with structured content gives that content as indented JSON.
+ */
+export function flatten(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const parts = content.map((b: unknown) => {
+    if (b === null || typeof b !== "object" || Array.isArray(b)) return marshal(b);
+    const block = b as Record<string, unknown>;
+    switch (block.type) {
+      case "text":
+        return typeof block.text === "string" ? block.text : "";
+      case "image":
+        return `[image ${str(block.mimeType)}]`;
+      case "audio":
+        return `[audio ${str(block.mimeType)}]`;
+      default:
+        return blockJSON(block);
+    }
+  });
+  const text = trimSpace(parts.join("\n"));
+  const structured = result.structuredContent;
+  if (text === "" && structured !== undefined && structured !== null) {
+    return marshalIndent(structured);
+  }
+  return text;
+}
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+/** cap is P12: at most max(contextWindow, 12000) runes, then the cut mark. */
+export function cap(output: string, contextWindow: number): string {
+  const { text, cut } = cutRunes(output, Math.max(contextWindow, MIN_CAP));
+  return cut ? text + CUT_MARK : text;
+}
+
+/** callOutput is P11–P13: the output of a call's result. */
+export function callOutput(result: Record<string, unknown>, contextWindow: number): string {
+  const out = cap(flatten(result), contextWindow);
+  if (result.isError === true) return "[l'outil a renvoyé une erreur]\n" + out;
+  if (out === "") return "[ok] (aucune sortie)";
+  return out;
+}
+
+const LABEL_KEYS = ["path", "file", "query", "command", "url", "name"];
+const LABEL_MAX = 120;
+
+/** label is P15: the first telling argument, or the arguments' JSON cut at 120 runes. */
+export function label(args: Record<string, unknown> | null | undefined): string {
+  if (!args) return "";
+  for (const k of LABEL_KEYS) {
+    const v = Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined;
+    if (typeof v === "string" && !isBlank(v)) return v;
+  }
+  if (Object.keys(args).length === 0) return "";
+  const { text, cut } = cutRunes(marshal(args), LABEL_MAX);
+  return cut ? text + "…" : text;
+}
