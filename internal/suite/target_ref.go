@@ -2,9 +2,6 @@ package suite
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 
 	"github.com/mcpparity/mcpparity/impl"
 )
@@ -17,7 +14,7 @@ func (RefTarget) Name() string { return "ref" }
 func (RefTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	opts := impl.Options{Workspace: env.Workspace, BaseEnv: baseEnv(env.Vars)}
 	if path, ok := env.Vars["PATH"]; ok {
-		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name) }
+		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name, env.Hide, env.launchers()) }
 	}
 	scale, err := impl.ParseTimeScale(env.Vars[impl.TimeScaleVar])
 	if err != nil {
@@ -36,15 +33,3 @@ type refInstance struct{ srv *impl.Server }
 func (r refInstance) URL() string                    { return r.srv.URL() }
 func (r refInstance) Stop(ctx context.Context) error { return r.srv.Shutdown(ctx) }
 func (r refInstance) Logs() string                   { return "" }
-
-// lookPathIn finds an executable in the folders of a PATH value, as a
-// process started with that PATH would.
-func lookPathIn(path, name string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
-}
