@@ -6,8 +6,8 @@
 //     session with the stream's error (the SDK reports the broken stream
 //     but leaves the request waiting), so that the call fails at once and
 //     P10 reconnects;
-//   - closing a live session ends it on the server too (DELETE), bounded
-//     by the close grace.
+//   - closing a live session lets its requests in flight end, then ends
+//     it on the server too (DELETE), each bounded by the close grace.
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -45,7 +45,7 @@ export class WatchedHttpTransport implements Transport {
       fetch: this.watch,
     });
     this.inner.onmessage = (m) => {
-      if (!("method" in m) && "id" in m) this.pending.delete(idKey(m.id));
+      if (!("method" in m) && "id" in m) this.settle(idKey(m.id));
       this.onmessage?.(m);
     };
     this.inner.onerror = (err) => {
@@ -69,21 +69,56 @@ export class WatchedHttpTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.failure) throw this.failure;
-    if ("method" in message && "id" in message) this.pending.add(idKey(message.id));
-    return this.inner.send(message);
+    let key: string | undefined;
+    if ("method" in message && "id" in message) {
+      key = idKey(message.id);
+      this.pending.add(key);
+    } else if ("method" in message && message.method === "notifications/cancelled") {
+      // The client stopped waiting for that request.
+      this.settle(idKey((message.params as { requestId?: unknown } | undefined)?.requestId));
+    }
+    try {
+      await this.inner.send(message);
+    } catch (err) {
+      if (key !== undefined) this.settle(key);
+      throw err;
+    }
   }
 
-  /** close ends the session: a published one with a DELETE first. */
+  private settle(key: string): void {
+    this.pending.delete(key);
+    if (this.pending.size === 0) {
+      for (const f of this.idle.splice(0)) f();
+    }
+  }
+
+  private readonly idle: (() => void)[] = [];
+
+  /**
+   * close ends the session. A published one first lets the requests in
+   * flight end (within the close grace, as a stdio server gets it, P2),
+   * then ends the session on the server (DELETE, bounded by the grace).
+   */
   async close(): Promise<void> {
     if (this.graceful && !this.failure) {
-      let t: NodeJS.Timeout | undefined;
-      const ended = this.inner.terminateSession().catch(() => {
-        // the server may have forgotten the session already
-      });
-      await Promise.race([ended, new Promise<void>((resolve) => (t = setTimeout(resolve, this.graceMs())))]);
-      clearTimeout(t);
+      this.graceful = false;
+      await this.within(this.graceMs(), new Promise<void>((resolve) => (this.pending.size === 0 ? resolve() : this.idle.push(resolve))));
+      if (!this.failure) {
+        await this.within(
+          this.graceMs(),
+          this.inner.terminateSession().catch(() => {
+            // the server may have forgotten the session already
+          }),
+        );
+      }
     }
     await this.inner.close();
+  }
+
+  private async within(ms: number, p: Promise<void>): Promise<void> {
+    let t: NodeJS.Timeout | undefined;
+    await Promise.race([p, new Promise<void>((resolve) => (t = setTimeout(resolve, ms)))]);
+    clearTimeout(t);
   }
 
   /**
@@ -97,6 +132,8 @@ export class WatchedHttpTransport implements Transport {
       this.broken.delete(id);
       if (this.pending.has(id)) {
         this.failure = err;
+        this.pending.clear();
+        for (const f of this.idle.splice(0)) f();
         void this.inner.close();
         return;
       }

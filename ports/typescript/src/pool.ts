@@ -5,6 +5,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListRootsRequestSchema, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 
 import { ServerConfig, transportOf } from "./config.js";
 import { WatchedHttpTransport } from "./http.js";
@@ -31,6 +32,14 @@ const CLIENT_INFO = { name: "mcpparity-ref", version: "1.0.0" };
 // The SDK's own request timeout is set past the pool's deadlines, which
 // decide (P3, P10).
 const SDK_TIMEOUT_MARGIN_MS = 60_000;
+
+// The pool checks no result against a tool's output schema (no rule asks
+// it); the SDK's default validator (Ajv) would be built for every session.
+const NO_VALIDATION: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input: unknown) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 /** launcherOf is P3: "npx" or "uvx" when the command's base name is one. */
 export function launcherOf(command: string): string | undefined {
@@ -126,11 +135,13 @@ export class Pool {
   /**
    * invalidate drops the server's session (C7): a connected one is closed
    * (P2's grace for stdio), an attempt in flight is cancelled and what it
-   * opened ended at once.
+   * opened ended at once. With only, the session is dropped only if it is
+   * still that one.
    */
-  invalidate(name: string): void {
+  invalidate(name: string, only?: Session): void {
     const e = this.entries.get(name);
     if (!e) return;
+    if (only && e.session !== only) return; // a newer session: not the one that failed
     this.entries.delete(name);
     if (!e.session) e.cancel();
     // The caller does not wait for the close; shutdown does.
@@ -174,7 +185,7 @@ async function connect(cfg: ServerConfig, cancel: AbortSignal, deadlines: Deadli
     throw new PoolError(describe(err));
   }
   // P5: the client declares roots (none are given) like the reference's.
-  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } } });
+  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } }, jsonSchemaValidator: NO_VALIDATION });
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
   client.onerror = () => {
     // transport errors are seen by the requests they fail

@@ -186,13 +186,12 @@ function parseBody(raw: Buffer): Body {
 async function handle(table: Map<string, Route>, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? "/").split("?")[0];
   const route = table.get(path);
+  const method = req.method ?? "";
   if (!route) {
     req.resume();
-    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
-    res.end("404 page not found\n");
+    fail(res, 404, `route inconnue: ${method} ${path}`);
     return;
   }
-  const method = req.method ?? "";
   if (method !== route.method && !(route.method === "GET" && method === "HEAD")) {
     req.resume();
     fail(res, 405, `méthode non autorisée: ${method}`, { Allow: route.method });
@@ -227,11 +226,15 @@ async function handle(table: Map<string, Route>, req: IncomingMessage, res: Serv
   }
 }
 
-/** serve starts the contract on host:port. */
-export function serve(svc: Service, host: string, port: number): Promise<Server> {
+/**
+ * serve starts the contract on host:port. Requests wait until ready
+ * resolves: the port is taken at once, the answers come once the service
+ * is ready (the harness polls the catalog route until it answers).
+ */
+export function serve(svc: Service, host: string, port: number, ready: Promise<void>): Promise<Server> {
   const table = routes(svc);
   const server = createServer((req, res) => {
-    handle(table, req, res).catch((e) => {
+    ready.then(() => handle(table, req, res)).catch((e) => {
       console.error("mcpparity-ts:", e);
       if (!res.headersSent) fail(res, 500, String(e));
       else res.destroy();

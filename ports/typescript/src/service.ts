@@ -184,7 +184,7 @@ export class Service {
       try {
         result = await callTool(session, tool.name, args, stop.signal, bound);
       } catch (first) {
-        this.pool.invalidate(server);
+        this.pool.invalidate(server, session);
         if (stop.signal.aborted) return mcpError(CALL_TIMEOUT_TEXT);
         let failure = failureText("tools/call", first, session.transport);
         // Retried only if still configured and enabled (read after the failure).
@@ -204,7 +204,7 @@ export class Service {
         try {
           result = await callTool(again, tool.name, args, stop.signal, Math.max(1, end - Date.now()));
         } catch (second) {
-          this.pool.invalidate(server);
+          this.pool.invalidate(server, again);
           failure = stop.signal.aborted ? CALL_TIMEOUT_TEXT : failureText("tools/call", second, again.transport);
           return mcpError(failure);
         }
