@@ -35,10 +35,13 @@ export class WatchedHttpTransport implements Transport {
   /** Set once the session is published: close then ends it on the server. */
   graceful = false;
 
+  private readonly headers: Record<string, string>;
+
   constructor(
     params: HttpParams,
     private readonly graceMs: () => number,
   ) {
+    this.headers = { ...params.headers };
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
       // P6: configured headers on every request, replacing same-named ones.
       requestInit: { headers: { ...params.headers } },
@@ -142,6 +145,13 @@ export class WatchedHttpTransport implements Transport {
 
   /** watch is the transport's fetch: it notes the answer streams that break. */
   private readonly watch: FetchLike = async (url, init) => {
+    // P6: the configured headers replace the transport's own of the same
+    // name on every request (it sets Accept and Content-Type of a POST last).
+    if (init && Object.keys(this.headers).length > 0) {
+      const h = new Headers(init.headers);
+      for (const [k, v] of Object.entries(this.headers)) h.set(k, v);
+      init = { ...init, headers: h };
+    }
     const res = await fetch(url, init);
     if (init?.method !== "POST" || !res.body || typeof init.body !== "string") return res;
     if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream")) return res;

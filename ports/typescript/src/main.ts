@@ -30,6 +30,9 @@ async function serviceModules() {
 // The one catalog of every implementation (P17), beside the reference.
 const DEFAULT_CATALOG = fileURLToPath(new URL("../../../impl/catalog.json", import.meta.url));
 
+// How long closing the sessions may take on SIGTERM.
+const SHUTDOWN_MS = 4000;
+
 const USAGE = `usage:
   main.js --listen HOST:PORT --state DIR --workspace DIR [--catalog FILE]
   main.js store seed --state DIR   (the configuration JSON on stdin)
@@ -109,12 +112,16 @@ async function serveCommand(args: string[]): Promise<void> {
     // server's process group before exiting ("Shutdown").
     server.close();
     server.closeAllConnections();
+    let t: NodeJS.Timeout | undefined;
     try {
-      await pool.close();
+      // Bounded below the harness's 5 s before SIGKILL: at worst the
+      // groups are ended at exit without their grace.
+      await Promise.race([pool.close(), new Promise<void>((resolve) => (t = setTimeout(resolve, SHUTDOWN_MS)))]);
     } catch (e) {
       console.error("mcpparity-ts: shutdown:", e);
     }
-    process.exit(0);
+    clearTimeout(t);
+    process.exit(0); // the exit hook ends any stdio group still there
   };
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());

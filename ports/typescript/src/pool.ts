@@ -57,6 +57,14 @@ export function deadlineText(launcher: string | undefined): string {
   return "délai dépassé — le serveur n'a pas répondu au handshake en 20s";
 }
 
+// MCPPARITY_TS_TRACE=1 logs each handshake's duration to stderr (the
+// harness shows a target's logs with its differences).
+const TRACE = process.env.MCPPARITY_TS_TRACE === "1";
+
+export function trace(line: string): void {
+  if (TRACE) console.error(`mcpparity-ts: ${line}`);
+}
+
 /** A failure whose text is shown as is. */
 export class PoolError extends Error {}
 
@@ -208,11 +216,14 @@ async function connect(cfg: ServerConfig, cancel: AbortSignal, deadlines: Deadli
     else cancel.addEventListener("abort", onCancel, { once: true });
   });
   stop.catch(() => {});
+  const started = performance.now();
   try {
     const tools = await Promise.race([handshake, stop]);
     transport.graceful = true;
+    trace(`handshake ${cfg.url || cfg.command}: ${(performance.now() - started).toFixed(0)} ms of ${limit}`);
     return { client, transport, tools };
   } catch (err) {
+    trace(`handshake ${cfg.url || cfg.command} failed after ${(performance.now() - started).toFixed(0)} ms of ${limit}: ${describe(err)}`);
     handshake.catch(() => {});
     // P2: not published, so ended at once (a stdio group is killed).
     await transport.close().catch(() => {});

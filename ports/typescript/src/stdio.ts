@@ -16,6 +16,24 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { lookPath, notFoundText } from "./lookpath.js";
 
+// Every stdio server group started and not known to be over: whatever
+// happens to the service, none outlives it (P2, "Shutdown").
+const groups = new Set<number>();
+
+/** killAllGroups ends every stdio server's process group at once. */
+export function killAllGroups(): void {
+  for (const pid of groups) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  groups.clear();
+}
+
+process.on("exit", killAllGroups);
+
 /** StartError: the server could not be started; its text is shown as is. */
 export class StartError extends Error {}
 
@@ -68,6 +86,7 @@ export class GroupStdioTransport implements Transport {
       let started = false;
       child.once("spawn", () => {
         started = true;
+        if (child.pid !== undefined) groups.add(child.pid);
         resolve();
       });
       child.once("error", (err) => {
@@ -125,6 +144,7 @@ export class GroupStdioTransport implements Transport {
     } catch {
       // the group is gone already
     }
+    groups.delete(pid);
     if (this.child?.exitCode === null && this.child.signalCode === null) {
       try {
         this.child.kill("SIGKILL"); // not a group leader after all
