@@ -99,6 +99,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			linger = f.Delay
 		}
 	}
+	if linger > 0 {
+		// Deaf to SIGTERM from the start, as a launcher's grandchild may be:
+		// only the end of its process group (SIGKILL) stops it.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	if *reportDir != "" {
 		// Every request received is appended to DIR/<pid>.recv, one method a
 		// line: the harness waits on it to act while a request is held.
@@ -157,10 +162,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 	}
 	if linger > 0 {
-		// Deaf to SIGTERM, alive past the end of its input: only the end of
-		// its process group (SIGKILL) stops it before linger passes.
-		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(linger)
+		time.Sleep(linger) // alive past the end of its input
 	}
 	if died || !rep.Clean() || len(rep.EnvMismatches) > 0 {
 		return 1
