@@ -42,6 +42,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	reportFile := fs.String("report", "", "also write the report as JSON to this file")
 	reportDir := fs.String("report-dir", "", "write DIR/<pid>.pid at start, and the report as JSON to DIR/<pid>.json at the end (one pair per process)")
 	faultsOnce := fs.String("faults-once", "", "apply the faults only in the first process that creates this marker file")
+	whileLocked := fs.String("while-locked", "", "end as soon as no other process holds a lock on this file (the harness that started the run is gone)")
 	var faults, headers, ignores, envs replayList
 	fs.Var(&envs, "require-env", "stdio: an environment variable the server must get, repeatable: NAME=VALUE")
 	fs.Var(&faults, "fault", "fault to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]]")
@@ -99,6 +100,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			linger = f.Delay
 		}
 	}
+	if linger > 0 {
+		// Deaf to SIGTERM from the start, as a launcher's grandchild may be:
+		// only the end of its process group (SIGKILL) stops it.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	if *reportDir != "" {
 		// Every request received is appended to DIR/<pid>.recv, one method a
 		// line: the harness waits on it to act while a request is held.
@@ -123,6 +129,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return 2
 		}
 		defer f.Close() // the lock ends with the process anyway
+	}
+	if *whileLocked != "" {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go watchLock(ctx, *whileLocked, stop)
 	}
 	var rep Report
 	died := false
@@ -157,10 +169,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 	}
 	if linger > 0 {
-		// Deaf to SIGTERM, alive past the end of its input: only the end of
-		// its process group (SIGKILL) stops it before linger passes.
-		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(linger)
+		sleep(ctx, linger) // alive past the end of its input
 	}
 	if died || !rep.Clean() || len(rep.EnvMismatches) > 0 {
 		return 1
@@ -229,4 +238,22 @@ func envMismatches(reqs []string) []string {
 		}
 	}
 	return out
+}
+
+// watchLock calls gone once no other process holds a lock on path (or the
+// file is gone), until ctx ends. A flock is seen across PID namespaces.
+func watchLock(ctx context.Context, path string, gone func()) {
+	for sleep(ctx, 100*time.Millisecond) {
+		f, err := os.Open(path)
+		if err != nil {
+			gone()
+			return
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		f.Close() // also releases a lock just taken
+		if err == nil {
+			gone()
+			return
+		}
+	}
 }

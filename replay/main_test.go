@@ -21,11 +21,21 @@ const (
 	envStdioFixture = "REPLAY_TEST_STDIO_FIXTURE"
 	envStdioFaults  = "REPLAY_TEST_STDIO_FAULTS"
 	envStdioReport  = "REPLAY_TEST_STDIO_REPORT"
+	// envMain runs Main with the arguments after "--".
+	envMain = "REPLAY_TEST_MAIN"
 )
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(envStdioFixture); path != "" {
 		os.Exit(stdioChild(path))
+	}
+	if os.Getenv(envMain) != "" {
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Exit(Main(context.Background(), os.Args[i+1:], os.Stdin, os.Stdout, os.Stderr))
+			}
+		}
+		os.Exit(2)
 	}
 	goleak.VerifyTestMain(m)
 }
