@@ -1,6 +1,7 @@
 // The Streamable HTTP transport of a session (P6, docs/rules.md): the SDK's
 // StreamableHTTPClientTransport, with every configured header on every
-// request (POST, GET, DELETE), and two additions:
+// request (POST, GET, DELETE), its fetch on node:http (src/fetch.ts), and
+// two additions:
 //
 //   - a request whose SSE answer stream breaks before the answer fails the
 //     session with the stream's error (the SDK reports the broken stream
@@ -12,6 +13,8 @@
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+import { httpFetch } from "./fetch.js";
 
 export interface HttpParams {
   url: string;
@@ -152,7 +155,7 @@ export class WatchedHttpTransport implements Transport {
       for (const [k, v] of Object.entries(this.headers)) h.set(k, v);
       init = { ...init, headers: h };
     }
-    const res = await fetch(url, init);
+    const res = await httpFetch(url, init);
     if (init?.method !== "POST" || !res.body || typeof init.body !== "string") return res;
     if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream")) return res;
     let id: string | undefined;

@@ -16,7 +16,7 @@ import { TIME_SCALE_VAR, parseTimeScale } from "./time.js";
 // The store commands run once per harness step: they load the store alone,
 // not the SDK (loading it costs a few hundred milliseconds of CPU).
 async function serviceModules() {
-  const [{ loadCatalog }, { Pool }, { serve }, { Service }, { Deadlines }, { warmUp }] = await Promise.all([
+  const [{ loadCatalog }, { Pool, trace }, { serve }, { Service }, { Deadlines }, { warmUp }] = await Promise.all([
     import("./catalog.js"),
     import("./pool.js"),
     import("./server.js"),
@@ -24,7 +24,7 @@ async function serviceModules() {
     import("./time.js"),
     import("./warmup.js"),
   ]);
-  return { loadCatalog, Pool, serve, Service, Deadlines, warmUp };
+  return { loadCatalog, Pool, serve, Service, Deadlines, warmUp, trace };
 }
 
 // The one catalog of every implementation (P17), beside the reference.
@@ -93,7 +93,7 @@ async function serveCommand(args: string[]): Promise<void> {
   const host = listen.slice(0, colon).replace(/^\[|\]$/g, "");
   const port = Number(listen.slice(colon + 1));
   const scale = parseTimeScale(process.env[TIME_SCALE_VAR]);
-  const { loadCatalog, Pool, serve, Service, Deadlines, warmUp } = await serviceModules();
+  const { loadCatalog, Pool, serve, Service, Deadlines, warmUp, trace } = await serviceModules();
   const catalog = loadCatalog(f.get("catalog") ?? DEFAULT_CATALOG);
 
   const pool = new Pool(new Deadlines(scale));
@@ -128,6 +128,8 @@ async function serveCommand(args: string[]): Promise<void> {
 
   await warmUp();
   warmed();
+  const cpu = process.cpuUsage();
+  trace(`ready after ${process.uptime().toFixed(2)} s, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of CPU`);
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -133,39 +133,29 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
 const fail = (res: ServerResponse, status: number, error: string, headers?: Record<string, string>) =>
   send(res, status, { ok: false, error }, headers);
 
+// A body over the limit is still read (and dropped) up to this size before
+// the 413, so that the client, still sending, gets the answer rather than a
+// broken pipe; a larger one is cut.
+const DRAIN_MAX = 16 << 20;
+
 /** readBody reads at most MAX_BODY bytes; undefined when the body is larger. */
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"] ?? "0");
-    if (declared > MAX_BODY) {
-      resolve(undefined);
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
-    let done = false;
+    let over = Number(req.headers["content-length"] ?? "0") > MAX_BODY;
+    const finish = () => {
+      req.removeAllListeners("data");
+      resolve(over ? undefined : Buffer.concat(chunks));
+    };
     req.on("data", (c: Buffer) => {
-      if (done) return;
       size += c.length;
-      if (size > MAX_BODY) {
-        done = true;
-        resolve(undefined);
-        return;
-      }
-      chunks.push(c);
+      if (size > MAX_BODY) over = true;
+      if (!over) chunks.push(c);
+      else if (size > DRAIN_MAX) finish();
     });
-    req.on("end", () => {
-      if (!done) {
-        done = true;
-        resolve(Buffer.concat(chunks));
-      }
-    });
-    req.on("error", (err) => {
-      if (!done) {
-        done = true;
-        reject(err);
-      }
-    });
+    req.once("end", finish);
+    req.once("error", reject);
   });
 }
 
@@ -199,7 +189,13 @@ async function handle(table: Map<string, Route>, req: IncomingMessage, res: Serv
   }
   let body: Body = {};
   if (route.method === "POST") {
-    const raw = await readBody(req);
+    let raw: Buffer | undefined;
+    try {
+      raw = await readBody(req);
+    } catch (e) {
+      fail(res, 400, `lecture du corps: ${(e as Error).message}`, { Connection: "close" });
+      return;
+    }
     if (raw === undefined) {
       fail(res, 413, "corps de requête trop volumineux", { Connection: "close" });
       return;
