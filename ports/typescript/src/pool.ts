@@ -12,6 +12,9 @@ import { WatchedHttpTransport } from "./http.js";
 import { Tool, toTools } from "./rules.js";
 import { GroupStdioTransport, StartError } from "./stdio.js";
 import { Deadlines } from "./time.js";
+import { trace } from "./trace.js";
+
+export { trace };
 
 /** Session is a connected server: its client and its first page of tools. */
 export interface Session {
@@ -57,14 +60,6 @@ export function deadlineText(launcher: string | undefined): string {
   return "délai dépassé — le serveur n'a pas répondu au handshake en 20s";
 }
 
-// MCPPARITY_TS_TRACE=1 logs each handshake's duration to stderr (the
-// harness shows a target's logs with its differences).
-const TRACE = process.env.MCPPARITY_TS_TRACE === "1";
-
-export function trace(line: string): void {
-  if (TRACE) console.error(`mcpparity-ts: ${line}`);
-}
-
 /** A failure whose text is shown as is. */
 export class PoolError extends Error {}
 
@@ -83,7 +78,7 @@ export function failureText(method: string, err: unknown, transport?: Session["t
   return `calling "${method}": ${text}`;
 }
 
-/** describe writes an error with its causes (Node's fetch keeps the socket error there). */
+/** describe writes an error with its causes (an error may keep the socket's error as its cause). */
 export function describe(err: unknown): string {
   const parts: string[] = [];
   let e: unknown = err;
@@ -117,8 +112,9 @@ export class Pool {
     entry.ready = connect(cfg, cancel.signal, this.deadlines).then(
       (s) => {
         if (this.entries.get(name) !== entry) {
-          // P2: invalidated meanwhile: never published.
-          void s.transport.close();
+          // P2: invalidated meanwhile: never published, closed at once.
+          s.transport.graceful = false;
+          void s.client.close().catch(() => {});
           throw new PoolError("session invalidated while connecting");
         }
         entry.session = s;
@@ -133,11 +129,6 @@ export class Pool {
       // callers see the failure; nothing else waits on it
     });
     return entry.ready;
-  }
-
-  /** live reports whether the server has a connected session. */
-  live(name: string): Session | undefined {
-    return this.entries.get(name)?.session;
   }
 
   /**
@@ -237,7 +228,7 @@ async function connect(cfg: ServerConfig, cancel: AbortSignal, deadlines: Deadli
   }
 }
 
-/** TimeoutText is the failure of a call past P10's bound. */
+/** CALL_TIMEOUT_TEXT is the failure of a call past P10's bound (a timeout text of the port's own). */
 export const CALL_TIMEOUT_TEXT = "The operation was aborted due to timeout";
 
 /** callTool sends one tools/call on a session; signal ends it (the SDK tells the server). */

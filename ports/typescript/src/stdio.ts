@@ -15,6 +15,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { lookPath, notFoundText } from "./lookpath.js";
+import { trace } from "./trace.js";
 
 // Every stdio server group started and not known to be over: whatever
 // happens to the service, none outlives it (P2, "Shutdown").
@@ -72,6 +73,7 @@ export class GroupStdioTransport implements Transport {
     const file = lookPath(this.params.command);
     if (file === undefined) return Promise.reject(new StartError(notFoundText(this.params.command)));
     return new Promise((resolve, reject) => {
+      const t0 = performance.now();
       const child = spawn(file, this.params.args, {
         argv0: this.params.command,
         // P6: the service's environment plus the configured env.
@@ -83,6 +85,7 @@ export class GroupStdioTransport implements Transport {
         detached: true,
       });
       this.child = child;
+      trace(`spawn ${this.params.command}: ${(performance.now() - t0).toFixed(1)} ms`);
       let started = false;
       child.once("spawn", () => {
         started = true;

@@ -62,7 +62,7 @@ function fakeServer() {
 }
 
 /** warmUp runs one session; it never fails (a cold first handshake is only slower). */
-export async function warmUp(limitMs = 10_000): Promise<void> {
+export async function warmUp(limitMs = 3_000): Promise<void> {
   const server = fakeServer();
   let timer: NodeJS.Timeout | undefined;
   try {
