@@ -8,6 +8,7 @@
 //       the store commands of the target file (docs/targets.md).
 
 import { readFileSync } from "node:fs";
+import { IncomingMessage, ServerResponse, createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 
 import { Store } from "./store.js";
@@ -16,7 +17,7 @@ import { TIME_SCALE_VAR, parseTimeScale } from "./time.js";
 // The store commands run once per harness step: they load the store alone,
 // not the SDK (loading it costs a few hundred milliseconds of CPU).
 async function serviceModules() {
-  const [{ loadCatalog }, { Pool, trace }, { serve }, { Service }, { Deadlines }, { warmUp }] = await Promise.all([
+  const [{ loadCatalog }, { Pool, trace }, { handler }, { Service }, { Deadlines }, { warmUp }] = await Promise.all([
     import("./catalog.js"),
     import("./pool.js"),
     import("./server.js"),
@@ -24,7 +25,7 @@ async function serviceModules() {
     import("./time.js"),
     import("./warmup.js"),
   ]);
-  return { loadCatalog, Pool, serve, Service, Deadlines, warmUp, trace };
+  return { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace };
 }
 
 // The one catalog of every implementation (P17), beside the reference.
@@ -81,8 +82,6 @@ function storeCommand(args: string[]): number {
 }
 
 async function serveCommand(args: string[]): Promise<void> {
-  let warmed!: () => void;
-  const warm = new Promise<void>((resolve) => (warmed = resolve));
   const f = flags(args, ["listen", "state", "workspace", "catalog"]);
   const listen = f.get("listen") ?? "127.0.0.1:0";
   const state = f.get("state");
@@ -93,16 +92,26 @@ async function serveCommand(args: string[]): Promise<void> {
   const host = listen.slice(0, colon).replace(/^\[|\]$/g, "");
   const port = Number(listen.slice(colon + 1));
   const scale = parseTimeScale(process.env[TIME_SCALE_VAR]);
-  const { loadCatalog, Pool, serve, Service, Deadlines, warmUp, trace } = await serviceModules();
-  const catalog = loadCatalog(f.get("catalog") ?? DEFAULT_CATALOG);
 
-  const pool = new Pool(new Deadlines(scale));
-  const svc = new Service(new Store(state), pool, catalog, workspace);
-  // The address is taken first (the harness chose a free port: keep it),
-  // then the client is warmed up before the first answer.
-  const server = await serve(svc, host, port, warm);
+  // The address is taken first, before the SDK is loaded (the harness chose
+  // a free port: keep it); requests wait until the service is ready.
+  let answer: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+  const server = createServer((req, res) => (answer ? answer(req, res) : waiting.push([req, res])));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const addr = server.address();
   process.stdout.write((typeof addr === "object" && addr ? `${addr.address}:${addr.port}` : String(addr)) + "\n");
+
+  const { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace } = await serviceModules();
+  const catalog = loadCatalog(f.get("catalog") ?? DEFAULT_CATALOG);
+  const pool = new Pool(new Deadlines(scale));
+  const svc = new Service(new Store(state), pool, catalog, workspace);
 
   let stopping = false;
   const stop = async () => {
@@ -126,8 +135,11 @@ async function serveCommand(args: string[]): Promise<void> {
   process.on("SIGTERM", () => void stop());
   process.on("SIGINT", () => void stop());
 
-  await warmUp();
-  warmed();
+  // Only scaled deadlines are short enough for a cold first handshake to
+  // matter; unscaled, the CPU of a warm-up would only slow the machine.
+  if (scale < 1) await warmUp();
+  answer = handler(svc);
+  for (const [req, res] of waiting.splice(0)) answer(req, res);
   const cpu = process.cpuUsage();
   trace(`ready after ${process.uptime().toFixed(2)} s, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms of CPU`);
 }

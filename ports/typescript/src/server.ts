@@ -2,7 +2,7 @@
 // routes, their methods, the body limit, and the errors common to every
 // route.
 
-import { IncomingMessage, Server, ServerResponse, createServer } from "node:http";
+import { IncomingMessage, ServerResponse } from "node:http";
 
 import { kind, strList, strMap } from "./config.js";
 import { Refused, SaveRequest, Service } from "./service.js";
@@ -222,25 +222,14 @@ async function handle(table: Map<string, Route>, req: IncomingMessage, res: Serv
   }
 }
 
-/**
- * serve starts the contract on host:port. Requests wait until ready
- * resolves: the port is taken at once, the answers come once the service
- * is ready (the harness polls the catalog route until it answers).
- */
-export function serve(svc: Service, host: string, port: number, ready: Promise<void>): Promise<Server> {
+/** handler answers the contract's requests for svc. */
+export function handler(svc: Service): (req: IncomingMessage, res: ServerResponse) => void {
   const table = routes(svc);
-  const server = createServer((req, res) => {
-    ready.then(() => handle(table, req, res)).catch((e) => {
+  return (req, res) => {
+    handle(table, req, res).catch((e) => {
       console.error("mcpparity-ts:", e);
       if (!res.headersSent) fail(res, 500, String(e));
       else res.destroy();
     });
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve(server);
-    });
-  });
+  };
 }

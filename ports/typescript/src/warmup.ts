@@ -5,7 +5,8 @@
 // the first handshake of a fresh process costs a few hundred milliseconds
 // more than the next ones. The harness scales deadlines down to tens of
 // milliseconds ("Time", docs/rules.md), so the first real handshake must
-// not pay that cost: it is paid here, before the service is ready.
+// not pay that cost: under a time scale below 1 it is paid here, before the
+// service is ready.
 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
