@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
 
 // Recording is raw captured traffic, before normalization: HTTP exchanges
@@ -25,7 +26,11 @@ type Recording struct {
 type Config struct {
 	// Name of the recording (manifest.name), required.
 	Name string
-	// SDKModule and SDKVersion name the server's SDK (see GoSDK).
+	// SDKModule and SDKVersion name the server's SDK (see GoSDK), for
+	// manifest.sdkModule and sdkVersion. When both are empty and the server
+	// announces itself as the harness's own (sdkserver.Name), the go-sdk
+	// linked into this binary is written; otherwise they stay empty: the
+	// SDK of another server is not guessed (manifest.server says who it is).
 	SDKModule  string
 	SDKVersion string
 	// Headers names the configured request headers: they are kept in the
@@ -84,6 +89,10 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	}
 	if err := fillManifest(&f.Manifest, msgs); err != nil {
 		return nil, err
+	}
+	if m := &f.Manifest; m.SDKModule == "" && m.SDKVersion == "" &&
+		(m.Server == sdkserver.Name || strings.HasPrefix(m.Server, sdkserver.Name+"/")) {
+		m.SDKModule, m.SDKVersion = GoSDK()
 	}
 	if err := f.Check(); err != nil {
 		return nil, fmt.Errorf("recorder: built fixture is invalid: %w", err)
