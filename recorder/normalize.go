@@ -8,10 +8,12 @@ import (
 )
 
 // RequestHeaders are the request headers kept in a fixture, besides the
-// configured ones (Config.Headers). Keys are canonical.
+// configured ones (Config.Headers). Keys are canonical. Host and Origin are
+// in a Proxy's recording only when they do not name the proxy (see
+// fixtures.OwnHost).
 var RequestHeaders = []string{
-	"Accept", "Authorization", "Content-Type", "Last-Event-Id",
-	"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id",
+	"Accept", "Authorization", "Content-Type", "Host", "Last-Event-Id",
+	"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Origin",
 }
 
 // ResponseHeaders are the response headers kept in a fixture (the content

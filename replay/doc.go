@@ -9,7 +9,9 @@
 // and its params compared as JSON (key order and spacing do not matter;
 // absent params, null and {} are equal), after removing the ignore paths
 // (Options.IgnorePaths, default params._meta and params.clientInfo.version).
-// Ids are not compared: the answer carries the client's id. Identical
+// Ids are not compared: the answer carries the client's id. An HTTP POST
+// is also matched on its Host and Origin when they do not name the replay
+// (fixtures.OwnHost) and the recording kept them (a DNS-rebinding probe). Identical
 // messages are replayed in recorded order (one queue per match key); past
 // the end of a queue the last recorded answer repeats (Report.Repeated
 // counts it). The client's answers to server requests (pings, roots/list)

@@ -223,6 +223,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeParseError, msg))
 		return
 	}
+	key += requestHostKey(req)
 	var delay time.Duration
 	if in.isRequest() {
 		var f Fault

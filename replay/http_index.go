@@ -114,6 +114,10 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 			if err := e.keyed(it, m); err != nil {
 				return nil, fmt.Errorf("%s: request body: %v", where(i), err)
 			}
+			if hk := recordedHostKey(ex.Request.Headers); hk != "" {
+				it.key += hk
+				it.label += " with" + hk
+			}
 			if m.method == "initialize" && a.setsSession {
 				ix.stateful = true
 			}
