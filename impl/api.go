@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // MaxBodyBytes bounds a request body of the contract server.
@@ -24,6 +26,9 @@ func Handler(p *Pool) http.Handler {
 			h(w, r)
 		})
 	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, errorBody("route inconnue: "+r.Method+" "+r.URL.Path))
+	})
 	route(http.MethodGet, "/api/mcp", func(w http.ResponseWriter, r *http.Request) {
 		writeServers(w, r.Context(), p)
 	})
@@ -176,10 +181,45 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		body = []byte("{}")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		writeJSON(w, http.StatusBadRequest, errorBody("JSON invalide: "+err.Error()))
+		writeJSON(w, http.StatusBadRequest, errorBody("JSON invalide: "+jsonProblem(err)))
 		return false
 	}
 	return true
+}
+
+// jsonProblem says what is wrong with a request body in words of JSON, not
+// of Go types.
+func jsonProblem(err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("syntaxe incorrecte à l'octet %d", syntax.Offset)
+	case errors.As(err, &typ) && typ.Field != "":
+		return fmt.Sprintf("le champ %q ne peut pas être %s", typ.Field, jsonKind(typ.Value))
+	case errors.As(err, &typ):
+		return "le corps doit être un objet, pas " + jsonKind(typ.Value)
+	}
+	return "corps illisible"
+}
+
+// jsonKind names a JSON value kind as json.UnmarshalTypeError reports it.
+func jsonKind(v string) string {
+	switch {
+	case strings.HasPrefix(v, "number"): // "number", "number 1.5"
+		return "un nombre"
+	}
+	switch v {
+	case "string":
+		return "une chaîne"
+	case "bool":
+		return "un booléen"
+	case "array":
+		return "un tableau"
+	case "object":
+		return "un objet"
+	}
+	return v
 }
 
 // ErrorBody is the answer of a refused request.

@@ -34,11 +34,7 @@ func (p *Pool) Call(ctx context.Context, exposed string, args map[string]any, co
 		return out(UnknownToolPrefix + exposed) // P9
 	}
 
-	timeout := p.opts.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout) // P10: bounded
+	ctx, cancel := context.WithTimeout(ctx, p.callTimeout()) // P10: bounded
 	defer cancel()
 
 	res, err := p.callOnce(ctx, server, cfg[server], tool, args)

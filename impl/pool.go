@@ -14,10 +14,14 @@ import (
 
 // Options tune a Pool. Zero values give the reference's behaviour.
 type Options struct {
-	// ConnectTimeout returns the handshake deadline of a command (P3);
-	// nil means ConnectTimeout.
+	// TimeScale multiplies every deadline of the pool: handshake (P3), call
+	// bound (P10), the grace of a closing stdio server (P2). 0 means 1.
+	TimeScale float64
+	// ConnectTimeout, for tests, replaces the handshake deadline of a
+	// command (P3); nil means ConnectTimeout, scaled.
 	ConnectTimeout func(command string) time.Duration
-	// CallTimeout bounds a call and its one retry (P10); 0 means 120 s.
+	// CallTimeout, for tests, replaces the bound of a call and its one
+	// retry (P10); 0 means DefaultCallTimeout, scaled.
 	CallTimeout time.Duration
 	// BaseEnv is the service environment given to stdio servers (P6); nil
 	// means os.Environ().
@@ -171,7 +175,14 @@ func (p *Pool) connectTimeout(command string) time.Duration {
 	if p.opts.ConnectTimeout != nil {
 		return p.opts.ConnectTimeout(command)
 	}
-	return ConnectTimeout(command)
+	return scale(ConnectTimeout(command), p.opts.TimeScale)
+}
+
+func (p *Pool) callTimeout() time.Duration {
+	if p.opts.CallTimeout > 0 {
+		return p.opts.CallTimeout
+	}
+	return scale(DefaultCallTimeout, p.opts.TimeScale)
 }
 
 func (p *Pool) event(s string) {

@@ -22,7 +22,7 @@ func (p *Pool) newTransport(cfg MCPServerConfig) mcp.Transport {
 		cmd := exec.Command(cfg.Command, cfg.Args...)
 		cmd.Env = serverEnv(p.opts.BaseEnv, cfg.Env)
 		cmd.Stderr = p.opts.ServerStderr
-		return &groupTransport{cmd: cmd}
+		return &groupTransport{cmd: cmd, grace: scale(stdinGrace, p.opts.TimeScale)}
 	}
 	// P6: Streamable HTTP; the SDK follows Mcp-Session-Id and reads JSON or
 	// SSE answers; configured headers go on every request.
@@ -74,8 +74,9 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // whole group when the connection closes, so that a launcher such as npx
 // leaves no child behind.
 type groupTransport struct {
-	cmd  *exec.Cmd
-	conn *groupConn // set once started
+	cmd   *exec.Cmd
+	grace time.Duration // stdinGrace, scaled
+	conn  *groupConn    // set once started
 }
 
 // established marks the handshake as done: from now on Close is graceful.
@@ -91,20 +92,21 @@ const stdinGrace = 2 * time.Second
 
 func (t *groupTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: stdinGrace}
+	inner := &mcp.CommandTransport{Command: t.cmd, TerminateDuration: t.grace}
 	conn, err := inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t.conn = &groupConn{Connection: conn, pid: t.cmd.Process.Pid}
+	t.conn = &groupConn{Connection: conn, pid: t.cmd.Process.Pid, grace: t.grace}
 	return t.conn, nil
 }
 
 type groupConn struct {
 	mcp.Connection
-	pid  int
-	once sync.Once
-	err  error
+	pid   int
+	grace time.Duration
+	once  sync.Once
+	err   error
 	// established is set once the handshake succeeded; before that, Close
 	// ends the group at once (a server stuck in its handshake gets no
 	// grace period).
@@ -120,7 +122,7 @@ func (c *groupConn) Close() error {
 		go func() { done <- c.Connection.Close() }()
 		select {
 		case c.err = <-done:
-		case <-time.After(stdinGrace):
+		case <-time.After(c.grace):
 			// The direct child ignores stdin's end: end the group now, which
 			// also unblocks the SDK's own wait.
 			killGroup(c.pid)

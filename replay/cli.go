@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,7 +93,22 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 
+	var linger time.Duration
+	for _, f := range opts.Faults {
+		if f.Kind == FaultLinger {
+			linger = f.Delay
+		}
+	}
 	if *reportDir != "" {
+		// Every request received is appended to DIR/<pid>.recv, one method a
+		// line: the harness waits on it to act while a request is held.
+		recv, err := os.OpenFile(filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".recv"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpparity replay:", err)
+			return 2
+		}
+		defer recv.Close()
+		opts.OnReceive = func(method string) { _, _ = recv.WriteString(method + "\n") }
 		// Tells the harness this process started (it checks that a client
 		// ends what it started, P2).
 		// The file stays locked while the process lives, which another
@@ -139,6 +155,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
 			return 1
 		}
+	}
+	if linger > 0 {
+		// Deaf to SIGTERM, alive past the end of its input: only the end of
+		// its process group (SIGKILL) stops it before linger passes.
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(linger)
 	}
 	if died || !rep.Clean() || len(rep.EnvMismatches) > 0 {
 		return 1

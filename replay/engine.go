@@ -47,6 +47,7 @@ type engine struct {
 	opts    Options
 	match   *matcher
 	faults  *faults
+	holds   *barriers
 	inters  []*interaction
 	queues  map[string][]*interaction
 	methods map[string][]*interaction // keyed interactions by method
@@ -67,7 +68,7 @@ func newEngine(name string, opts Options) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{name: name, opts: opts, match: m, faults: fs,
+	e := &engine{name: name, opts: opts, match: m, faults: fs, holds: newBarriers(opts.Faults),
 		queues: map[string][]*interaction{}, methods: map[string][]*interaction{}, next: map[string]int{}}
 	e.led.r.Fixture = name
 	return e, nil
@@ -159,6 +160,29 @@ func (e *engine) report() Report {
 	}
 	e.mu.Unlock()
 	return r
+}
+
+// received tells Options.OnReceive of an incoming message.
+func (e *engine) received(method string) {
+	if method != "" && e.opts.OnReceive != nil {
+		e.opts.OnReceive(method)
+	}
+}
+
+// notificationCancelled is what a client sends for a request it stopped
+// waiting for (a handshake past its deadline, a call past its bound).
+const notificationCancelled = "notifications/cancelled"
+
+// unrecordedNotification handles a notification the recording does not
+// hold: a cancellation is counted (a client may cancel any request; whether
+// it manages to send it before closing is a race), anything else is
+// unmatched.
+func (e *engine) unrecordedNotification(method string) {
+	if method == notificationCancelled {
+		e.led.update(func(r *Report) { r.Cancelled++ })
+		return
+	}
+	e.unmatched(method, "replay: unrecorded notification "+method)
 }
 
 func (e *engine) unmatched(method, msg string) {

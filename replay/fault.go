@@ -28,7 +28,14 @@ const (
 	FaultDie FaultKind = "die"
 	// FaultDelay waits Delay before answering the selected requests.
 	FaultDelay FaultKind = "delay"
+	// FaultLinger, stdio only: once its input ends, the server stays alive
+	// for Delay, deaf to SIGTERM, as a launcher's grandchild may: only the
+	// end of its process group stops it (linger:DURATION).
+	FaultLinger FaultKind = "linger"
 )
+
+// maxLinger bounds a linger fault, so that no replay outlives a run for long.
+const maxLinger = 30 * time.Second
 
 // Fault is one fault to inject. It selects JSON-RPC requests (messages with
 // an id) by Method ("" = any method) and N, the rank of the request among
@@ -40,6 +47,8 @@ type Fault struct {
 	Method string
 	N      int
 	Delay  time.Duration
+	// Dir is the shared folder of a barrier.
+	Dir string
 }
 
 // ParseFault parses the flag syntax:
@@ -73,8 +82,16 @@ func ParseFault(s string) (Fault, error) {
 				return Fault{}, fmt.Errorf("fault %q: %v", s, err)
 			}
 		}
+	case FaultBarrier:
+		return parseBarrier(s, rest)
+	case FaultLinger:
+		d, err := time.ParseDuration(rest)
+		if err != nil || d <= 0 || d > maxLinger {
+			return Fault{}, fmt.Errorf("fault %q: want linger:DURATION, at most %v", s, maxLinger)
+		}
+		f.Delay = d
 	default:
-		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die or delay)", s, kind)
+		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, barrier or linger)", s, kind)
 	}
 	return f, nil
 }
@@ -114,6 +131,12 @@ func (f Fault) String() string {
 			sel += "#" + strconv.Itoa(f.N)
 		}
 	}
+	switch f.Kind {
+	case FaultBarrier:
+		return "barrier:" + strconv.Itoa(f.N) + ":" + f.Dir
+	case FaultLinger:
+		return "linger:" + f.Delay.String()
+	}
 	if f.Kind == FaultDelay {
 		if sel == "" {
 			return "delay:" + f.Delay.String()
@@ -125,7 +148,7 @@ func (f Fault) String() string {
 
 func (f Fault) validate() error {
 	switch f.Kind {
-	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay:
+	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger:
 	default:
 		return fmt.Errorf("fault %q: unknown kind", f.Kind)
 	}
@@ -163,7 +186,7 @@ func (fs *faults) onRequest(method string) (Fault, time.Duration) {
 	var hit Fault
 	var delay time.Duration
 	for i, f := range fs.list {
-		if f.Method != "" && f.Method != method {
+		if f.Kind == FaultBarrier || f.Kind == FaultLinger || f.Method != "" && f.Method != method {
 			continue
 		}
 		fs.seen[i]++

@@ -48,6 +48,11 @@ func New(fx *fixtures.Fixture, opts Options) (*Replay, error) {
 	if fx.Manifest.Transport != fixtures.TransportHTTP {
 		return nil, fmt.Errorf("fixture %s: transport %q, want %q", name, fx.Manifest.Transport, fixtures.TransportHTTP)
 	}
+	for _, f := range opts.Faults {
+		if f.Kind == FaultLinger {
+			return nil, fmt.Errorf("fault %s: stdio only", f)
+		}
+	}
 	e, err := newEngine(name, opts)
 	if err != nil {
 		return nil, err
@@ -206,7 +211,9 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, status, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
 		return
 	}
-	free := in.Method == "initialize" || in.Method == "server/discover"
+	r.e.received(in.Method)
+	// A cancellation may concern a handshake that never got its session.
+	free := in.Method == "initialize" || in.Method == "server/discover" || in.Method == notificationCancelled && !in.isRequest()
 	sess, ok := r.lookup(w, req, !free)
 	if !ok {
 		return
@@ -224,13 +231,22 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	key += requestHostKey(req)
+	// hold applies the request's delay, then its barrier.
 	var delay time.Duration
+	hold := func() bool {
+		if delay > 0 && !sleep(req.Context(), delay) {
+			return false
+		}
+		return r.e.holds.wait(req.Context(), in.Method)
+	}
 	if in.isRequest() {
 		var f Fault
 		f, delay = r.e.faults.onRequest(in.Method)
 		if f.Kind != "" {
-			r.e.fired(f, label(in.Method, tree))
-			r.inject(w, f, sess, key)
+			if hold() {
+				r.e.fired(f, label(in.Method, tree))
+				r.inject(w, f, sess, key)
+			}
 			return
 		}
 	}
@@ -238,7 +254,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	if it == nil {
 		switch {
 		case !in.isRequest():
-			r.e.unmatched(in.Method, "replay: unrecorded notification "+in.Method)
+			r.e.unrecordedNotification(in.Method)
 			w.WriteHeader(http.StatusAccepted)
 		case in.Method == "server/discover":
 			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
@@ -249,7 +265,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		}
 		return
 	}
-	if delay > 0 && !sleep(req.Context(), delay) {
+	if in.isRequest() && !hold() {
 		return
 	}
 	a := it.http

@@ -21,6 +21,10 @@ type Options struct {
 	// these exact values; a missing or different one is reported and the
 	// request answered with an error (CodeHeaderMismatch).
 	RequireHeaders map[string]string
+	// OnReceive, if set, is told the method of every request and
+	// notification received, before faults and matching: a harness waits
+	// on it to act while a request is held.
+	OnReceive func(method string)
 }
 
 func (o *Options) answerTimeout() time.Duration {

@@ -32,6 +32,9 @@ type Report struct {
 	EnvMismatches []string `json:"envMismatches,omitempty"`
 	// Faults lists the faults that fired, in order.
 	Faults []string `json:"faults,omitempty"`
+	// Cancelled counts the client's notifications/cancelled that the
+	// recording does not hold (not a problem: see engine).
+	Cancelled int `json:"cancelled,omitempty"`
 }
 
 // Unmatched is a client message the recording has no answer for.

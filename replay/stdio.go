@@ -133,6 +133,12 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 	}
 	s := &stdioConn{e: e, p: newPeer(), w: bufio.NewWriter(out)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
+	// Held requests (delays, barriers) wait no longer than the input lasts:
+	// a client that closed stdin waits for nothing.
+	var inputDone context.CancelFunc
+	s.holdCtx, inputDone = context.WithCancel(s.ctx)
+	defer inputDone()
+	s.inputDone = inputDone
 	err = s.serve(ix, in)
 	if err != nil {
 		s.cancel() // ctx ended or the server died: drop what is in flight
@@ -151,7 +157,10 @@ type stdioConn struct {
 	p      *peer
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// holdCtx ends with ctx or when the input ends (inputDone).
+	holdCtx   context.Context
+	inputDone context.CancelFunc
+	wg        sync.WaitGroup
 
 	wmu sync.Mutex
 	w   *bufio.Writer
@@ -209,6 +218,7 @@ func (s *stdioConn) serve(ix *stdioIndex, in io.Reader) error {
 		case <-s.ctx.Done():
 			return s.ctx.Err()
 		case err := <-ended:
+			s.inputDone()
 			if err == io.EOF {
 				return nil
 			}
@@ -239,6 +249,7 @@ func (s *stdioConn) handle(line []byte) error {
 		}
 		return nil
 	}
+	e.received(in.Method)
 	key, tree, err := e.match.key(in.Method, in.Params)
 	if err != nil {
 		msg := "replay: params: " + err.Error()
@@ -255,15 +266,19 @@ func (s *stdioConn) handle(line []byte) error {
 			e.fired(f, label(in.Method, tree))
 			return ErrDied
 		}
-		if d > 0 {
-			delay = func() bool { return sleep(s.ctx, d) }
+		method := in.Method
+		delay = func() bool {
+			if d > 0 && !sleep(s.holdCtx, d) {
+				return false
+			}
+			return e.holds.wait(s.holdCtx, method)
 		}
 	}
 	it := e.take(key)
 	if it == nil {
 		switch {
 		case !in.isRequest():
-			e.unmatched(in.Method, "replay: unrecorded notification "+in.Method)
+			e.unrecordedNotification(in.Method)
 			return nil
 		case in.Method == "server/discover":
 			return s.write(nil, rpcError(in.ID, CodeMethodNotFound, "Method not found"))

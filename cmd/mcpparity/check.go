@@ -14,6 +14,7 @@ import (
 func init() {
 	register("check", "run the conformance scenarios against a target", runCheck)
 	register("diff", "run the scenarios against two targets and show where they differ", runDiff)
+	register("spawn", "run a command as a child and wait for it, as a launcher does (stdio scenarios)", runSpawn)
 }
 
 // Exit codes of check and diff.
@@ -83,6 +84,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	junit := fs.String("junit", "", "write JUnit XML to this file")
 	report := fs.String("report", "", "write a Markdown summary to this file")
 	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file")
+	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
+	parallel := fs.Int("parallel", suite.DefaultParallel, "scenarios run at once")
 	if err := fs.Parse(args); err != nil {
 		return exitCannotRun
 	}
@@ -100,11 +103,13 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "check: %v\n", err)
 		return exitCannotRun
 	}
-	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, run, stdout)
-	if len(results) == 0 {
+	scs = suite.Select(scs, run)
+	if len(scs) == 0 {
 		fmt.Fprintf(stderr, "check: no scenario matches --run %q\n", *runExpr)
 		return exitCannotRun
 	}
+	cfg.FailFast, cfg.Parallel = *failFast, *parallel
+	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, stdout)
 	suite.WriteTable(stdout, cfg.Target.Name(), results)
 	if err := writeReports(*junit, *report, *jsonOut, cfg.Target.Name(), results); err != nil {
 		fmt.Fprintf(stderr, "check: %v\n", err)
@@ -194,4 +199,8 @@ func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+func runSpawn(_ context.Context, args []string, _, stderr io.Writer) int {
+	return suite.SpawnMain(args, stderr)
 }

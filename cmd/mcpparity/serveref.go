@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -30,16 +29,14 @@ func runServeRef(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 2
 	}
 	opts := impl.Options{Workspace: *workspace}
-	// The harness shortens the handshake deadline (P3) through this
-	// variable, so that its timeout scenarios run fast.
-	d, err := suite.ConnectTimeoutFromEnv(map[string]string{suite.ConnectTimeoutVar: os.Getenv(suite.ConnectTimeoutVar)})
+	// The harness scales every deadline through this variable, so that its
+	// timing scenarios run in milliseconds.
+	scale, err := impl.ParseTimeScale(os.Getenv(impl.TimeScaleVar))
 	if err != nil {
 		fmt.Fprintf(stderr, "serve-ref: %v\n", err)
 		return 2
 	}
-	if d > 0 {
-		opts.ConnectTimeout = func(string) time.Duration { return d }
-	}
+	opts.TimeScale = scale
 	srv, err := impl.Start(*addr, *state, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "serve-ref: %v\n", err)

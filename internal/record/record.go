@@ -27,13 +27,14 @@ import (
 type Set struct {
 	File string
 	// Mode is "sse" or "json" (the SDK server over Streamable HTTP),
-	// "stdio" (the SDK server as a process), "everything" (the TypeScript
-	// server-everything through npx, over stdio).
+	// "stdio" (the SDK server as a process), "edge" (the edge server over
+	// Streamable HTTP), "everything" (the TypeScript server-everything
+	// through npx, over stdio).
 	Mode string
 }
 
-// SDKSets are the recordings of the go-sdk server.
-var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"}}
+// SDKSets are the recordings of the go-sdk servers.
+var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"}, {"edge/sse.json", "edge"}}
 
 // EverythingSet is the recording of the third-party server.
 var EverythingSet = Set{"everything/stdio.json", "everything"}
@@ -51,11 +52,13 @@ type Call struct {
 }
 
 // Script returns the calls made while recording a set: scenarios/calls.json
-// for the SDK server, scenarios/calls-everything.json for server-everything.
+// for the SDK server, calls-edge.json for the edge server,
+// calls-everything.json for server-everything.
 func Script(s Set) ([]Call, error) {
 	name := "calls.json"
-	if s.Mode == "everything" {
-		name = "calls-everything.json"
+	switch s.Mode {
+	case "everything", "edge":
+		name = "calls-" + s.Mode + ".json"
 	}
 	data, err := scenarios.Files.ReadFile(name)
 	if err != nil {
@@ -83,8 +86,12 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 	cfg := impl.MCPServerConfig{Enabled: true}
 	var finish func() error
 	switch s.Mode {
-	case "sse", "json":
-		live := httptest.NewServer(sdkserver.Handler(s.Mode == "json"))
+	case "sse", "json", "edge":
+		handler := sdkserver.Handler(s.Mode == "json")
+		if s.Mode == "edge" {
+			handler = sdkserver.EdgeHandler()
+		}
+		live := httptest.NewServer(handler)
 		defer live.Close()
 		proxy, err := recorder.NewProxy(live.URL+"/mcp", nil)
 		if err != nil {

@@ -20,7 +20,7 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	cfg := suite.Config{Target: suite.RefTarget{}, Harness: harnessCommand(b), Mutations: muts}
 	for b.Loop() {
-		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil, nil) {
+		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil) {
 			if r.Verdict != suite.Pass {
 				b.Fatalf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
 			}

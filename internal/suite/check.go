@@ -15,7 +15,12 @@ const (
 	Accepted = "accepted" // differs only where the target declared it may
 	Fail     = "fail"     // a divergence
 	Error    = "error"    // the harness or the target could not run
+	Skipped  = "skipped"  // not run: an earlier failure stopped the check (FailFast)
 )
+
+// DefaultParallel is how many scenarios Check runs at once: each has its
+// own target, folders and servers, and mostly waits.
+const DefaultParallel = 8
 
 // Result is one scenario's outcome.
 type Result struct {
@@ -33,23 +38,62 @@ type Result struct {
 // there are none).
 type Golden func(scenario string) ([]byte, error)
 
-// Check runs scenarios against cfg.Target and compares each with its golden
-// observations. Progress gets one line per scenario.
-func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []Deviation, run *regexp.Regexp, progress io.Writer) []Result {
-	var out []Result
+// Select returns the scenarios whose name run matches (all when run is
+// nil).
+func Select(scenarios []*Scenario, run *regexp.Regexp) []*Scenario {
+	var out []*Scenario
 	for _, s := range scenarios {
-		if run != nil && !run.MatchString(s.Name) {
-			continue
+		if run == nil || run.MatchString(s.Name) {
+			out = append(out, s)
 		}
-		start := time.Now()
-		res := checkOne(ctx, cfg, s, golden, deviations)
-		res.Duration = time.Since(start).Round(time.Millisecond)
-		if progress != nil {
-			fmt.Fprintf(progress, "%-8s %-24s %s%s\n", res.Verdict, s.Name, res.Duration, summary(res))
-		}
-		out = append(out, res)
 	}
 	return out
+}
+
+// Check runs scenarios against cfg.Target, cfg.Parallel at a time, and
+// compares each with its golden observations. Results come in the order of
+// scenarios; progress gets one line per scenario, in that order too, as
+// soon as it and those before it are done.
+func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []Deviation, progress io.Writer) []Result {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	parallel := cfg.Parallel
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	results := make([]Result, len(scenarios))
+	done := make([]chan struct{}, len(scenarios))
+	slots := make(chan struct{}, parallel)
+	for i, s := range scenarios {
+		done[i] = make(chan struct{})
+		go func() {
+			defer close(done[i])
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if ctx.Err() != nil {
+				results[i] = Result{Scenario: s.Name, Verdict: Skipped}
+				return
+			}
+			start := time.Now()
+			res := checkOne(ctx, cfg, s, golden, deviations)
+			res.Duration = time.Since(start).Round(time.Millisecond)
+			if res.Verdict == Error && ctx.Err() != nil {
+				res = Result{Scenario: s.Name, Verdict: Skipped, Duration: res.Duration}
+			}
+			if res.Verdict == Fail && cfg.FailFast {
+				stop()
+			}
+			results[i] = res
+		}()
+	}
+	for i := range scenarios {
+		<-done[i]
+		if progress != nil {
+			res := results[i]
+			fmt.Fprintf(progress, "%-8s %-24s %s%s\n", res.Verdict, res.Scenario, res.Duration, summary(res))
+		}
+	}
+	return results
 }
 
 func summary(r Result) string {
@@ -111,7 +155,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 	}
 	for _, d := range Compare(wantObs, obs) {
 		for _, dev := range deviations {
-			if dev.matches(s.Name, d.Path) {
+			if dev.matches(s.Name, d) {
 				d.Accepted, d.Reason = true, dev.Reason
 				break
 			}

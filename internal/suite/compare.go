@@ -19,18 +19,60 @@ type Diff struct {
 	Got      string `json:"got"`
 	Accepted bool   `json:"accepted,omitempty"`
 	Reason   string `json:"reason,omitempty"`
+	// got is the observed value itself (Got is its shortened JSON).
+	got any
 }
 
 // Deviation is an accepted difference declared by a target: the scenario
-// and the path (a glob where * matches anything) where it may differ.
+// and the path (globs where * matches anything) where it may differ, and,
+// when Got is set, a regular expression the observed value must match (a
+// string as is, anything else as JSON), so that the deviation accepts a
+// text of the target's stack and nothing else.
 type Deviation struct {
 	Scenario string `json:"scenario" yaml:"scenario"`
 	Path     string `json:"path" yaml:"path"`
 	Reason   string `json:"reason" yaml:"reason"`
+	Got      string `json:"got,omitempty" yaml:"got,omitempty"`
+
+	got *regexp.Regexp
 }
 
-func (d Deviation) matches(scenario, path string) bool {
-	return globMatch(d.Scenario, scenario) && globMatch(d.Path, path)
+// compile checks the deviation's Got expression.
+func (d *Deviation) compile() error {
+	if d.Got == "" {
+		return nil
+	}
+	re, err := regexp.Compile(d.Got)
+	if err != nil {
+		return fmt.Errorf("got %q: %w", d.Got, err)
+	}
+	d.got = re
+	return nil
+}
+
+func (d Deviation) matches(scenario string, diff Diff) bool {
+	if !globMatch(d.Scenario, scenario) || !globMatch(d.Path, diff.Path) {
+		return false
+	}
+	if d.Got == "" {
+		return true
+	}
+	re := d.got
+	if re == nil {
+		var err error
+		if re, err = regexp.Compile(d.Got); err != nil {
+			return false
+		}
+	}
+	s, ok := diff.got.(string)
+	if !ok {
+		raw, err := json.Marshal(diff.got)
+		if err != nil {
+			return false
+		}
+		s = string(raw)
+	}
+	return re.MatchString(s)
 }
 
 func globMatch(pattern, s string) bool {
@@ -84,7 +126,11 @@ func (r *diffReporter) Report(rs cmp.Result) {
 		return
 	}
 	vx, vy := r.path.Last().Values()
-	r.diffs = append(r.diffs, Diff{Path: pathString(r.path), Want: show(vx), Got: show(vy)})
+	var got any
+	if vy.IsValid() {
+		got = vy.Interface()
+	}
+	r.diffs = append(r.diffs, Diff{Path: pathString(r.path), Want: show(vx), Got: show(vy), got: got})
 }
 
 func pathString(p cmp.Path) string {

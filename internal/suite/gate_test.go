@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -92,7 +91,7 @@ func TestGateDivergentFails(t *testing.T) {
 		{defaultDivergence, "01-pure", "[0].body.tools[0].name", "mcp__My_Server___audio"},
 		// P2: an attempt dropped while connecting is not cancelled, so its
 		// process lives on.
-		{"P2-attempt-not-cancelled", "07-routes", "[1].processes.slow.alive", "1"},
+		{"P2-attempt-not-cancelled", "07-routes", "[2].processes.slow.alive", "1"},
 	}
 	if v := os.Getenv(divergeVar); v != "" {
 		cases = []struct{ mutant, scenario, path, got string }{{mutant: v}}
@@ -223,5 +222,5 @@ func runCheck(t *testing.T, bin string) []suite.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, regexp.MustCompile(`.`), nil)
+	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
 }

@@ -49,13 +49,27 @@ func newNormalizer(env Env, targetURL string, srv *running, harness []string) *n
 	return n
 }
 
-func (n *normalizer) string(s string) string {
+// unresolved marks the target's placeholders that reach an observation
+// as they were given: a target that forgot to resolve {workspace} must not
+// look like one that resolved it to the normalized workspace path.
+var unresolved = strings.NewReplacer("{workspace}", "{unresolved:workspace}", "{state}", "{unresolved:state}", "{addr}", "{unresolved:addr}")
+
+// ownDetail matches the texts whose detail is each implementation's own
+// (docs/rules.md): only their prefix is compared.
+var ownDetail = regexp.MustCompile(`(JSON invalide|lecture de la configuration|lecture du corps): .*`)
+
+func (n *normalizer) string(s string, observed bool) string {
+	if observed {
+		s = unresolved.Replace(s)
+	}
 	s = strings.NewReplacer(n.pairs...).Replace(s)
+	s = ownDetail.ReplaceAllString(s, "$1: …")
 	return loopbackPort.ReplaceAllString(s, "127.0.0.1:{port}")
 }
 
-// apply normalizes every string of o (keys included).
-func (n *normalizer) apply(o *Observation) error {
+// apply normalizes every string of o (keys included). observed is false
+// for a declared expectation, written with the placeholders already.
+func (n *normalizer) apply(o *Observation, observed bool) error {
 	raw, err := json.Marshal(o)
 	if err != nil {
 		return err
@@ -64,7 +78,7 @@ func (n *normalizer) apply(o *Observation) error {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return err
 	}
-	v = n.walk(v)
+	v = n.walk(v, observed)
 	raw, err = json.Marshal(v)
 	if err != nil {
 		return err
@@ -73,18 +87,18 @@ func (n *normalizer) apply(o *Observation) error {
 	return json.Unmarshal(raw, o)
 }
 
-func (n *normalizer) walk(v any) any {
+func (n *normalizer) walk(v any, observed bool) any {
 	switch v := v.(type) {
 	case string:
-		return n.string(v)
+		return n.string(v, observed)
 	case []any:
 		for i, e := range v {
-			v[i] = n.walk(e)
+			v[i] = n.walk(e, observed)
 		}
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[n.string(k)] = n.walk(e)
+			out[n.string(k, observed)] = n.walk(e, observed)
 		}
 		return out
 	}

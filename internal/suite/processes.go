@@ -1,12 +1,15 @@
 package suite
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -22,35 +25,50 @@ type ProcessCount struct {
 // ProcessSettle bounds the wait for a target to end processes it dropped.
 var ProcessSettle = 3 * time.Second
 
-// WaitStartedTimeout bounds the wait for a target to start processes.
-var WaitStartedTimeout = 10 * time.Second
+// ReplaySettle bounds the wait, once the target stopped, for its stdio
+// replays to end (they write their reports when they end).
+var ReplaySettle = 5 * time.Second
+
+// WaitTimeout bounds the wait for a target to start processes or send
+// requests (waitStarted, waitReceived).
+var WaitTimeout = 10 * time.Second
+
+// pollEvery is how often the harness looks at replays' files while it waits.
+const pollEvery = 5 * time.Millisecond
 
 // count reads the pid files of a stdio replay: each process locks its own
 // while it lives, which works across PID namespaces.
 func (r *running) count(name string) (ProcessCount, error) {
+	pids, alive, err := r.pids(name)
+	return ProcessCount{Started: len(pids), Alive: len(alive)}, err
+}
+
+// pids lists the processes of a stdio replay, and those still running.
+func (r *running) pids(name string) (all, alive []int, err error) {
 	dir, ok := r.stdio[name]
 	if !ok {
-		return ProcessCount{}, fmt.Errorf("%q is not a stdio replay of this scenario", name)
+		return nil, nil, fmt.Errorf("%q is not a stdio replay of this scenario", name)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return ProcessCount{}, err
+		return nil, nil, err
 	}
-	var c ProcessCount
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".pid") {
+		pid, ok := strings.CutSuffix(e.Name(), ".pid")
+		if !ok {
 			continue
 		}
-		c.Started++
-		alive, err := locked(filepath.Join(dir, e.Name()))
+		n, _ := strconv.Atoi(pid)
+		all = append(all, n)
+		held, err := locked(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return c, err
+			return nil, nil, err
 		}
-		if alive {
-			c.Alive++
+		if held {
+			alive = append(alive, n)
 		}
 	}
-	return c, nil
+	return all, alive, nil
 }
 
 // locked reports whether another process holds the lock of path.
@@ -70,47 +88,146 @@ func locked(path string) (bool, error) {
 	return false, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }
 
+// reap kills the stdio replay processes of name still running (a target
+// that left them behind, or a harness stopped early). Their pids are those
+// of this PID namespace unless the target ran in a container, where the
+// engine removes them with the container anyway.
+func (r *running) reap(name string) {
+	_, alive, err := r.pids(name)
+	if err != nil {
+		return
+	}
+	for _, pid := range alive {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
 // waitStarted waits until the target has started at least n processes of
 // each named stdio replay.
 func (r *running) waitStarted(ctx context.Context, want map[string]int) error {
-	ctx, cancel := context.WithTimeout(ctx, WaitStartedTimeout)
-	defer cancel()
+	return waitUntil(ctx, want, func(name string) (int, error) {
+		c, err := r.count(name)
+		return c.Started, err
+	}, func(name string, got int) string {
+		return fmt.Sprintf("the target started %d process(es) of %s within %v, want %d", got, name, WaitTimeout, want[name])
+	})
+}
+
+// waitReceived waits until each named replay has received the given
+// number of messages of each method.
+func (r *running) waitReceived(ctx context.Context, want map[string]map[string]int) error {
 	for _, name := range sortedKeys(want) {
-		for {
-			c, err := r.count(name)
+		for _, method := range sortedKeys(want[name]) {
+			n := want[name][method]
+			err := waitUntil(ctx, map[string]int{name: n}, func(name string) (int, error) {
+				return r.receivedCount(name, method)
+			}, func(name string, got int) string {
+				return fmt.Sprintf("%s received %d %s within %v, want %d", name, got, method, WaitTimeout, n)
+			})
 			if err != nil {
 				return err
-			}
-			if c.Started >= want[name] {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("the target started %d process(es) of %s within %v, want %d", c.Started, name, WaitStartedTimeout, want[name])
-			case <-time.After(10 * time.Millisecond):
 			}
 		}
 	}
 	return nil
 }
 
+// waitUntil polls get for each name of want until it reaches want[name],
+// for at most WaitTimeout; the error text is made by describe.
+func waitUntil(ctx context.Context, want map[string]int, get func(string) (int, error), describe func(string, int) string) error {
+	ctx, cancel := context.WithTimeout(ctx, WaitTimeout)
+	defer cancel()
+	for _, name := range sortedKeys(want) {
+		for {
+			got, err := get(name)
+			if err != nil {
+				return err
+			}
+			if got >= want[name] {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return errors.New(describe(name, got))
+			case <-time.After(pollEvery):
+			}
+		}
+	}
+	return nil
+}
+
+// received counts the messages an HTTP replay of the scenario received.
+type received struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *received) add(method string) {
+	c.mu.Lock()
+	c.counts[method]++
+	c.mu.Unlock()
+}
+
+// receivedCount is the number of messages of method a replay received:
+// counted in process for HTTP replays, read from the progress files of
+// stdio replays (one method a line).
+func (r *running) receivedCount(name, method string) (int, error) {
+	if c, ok := r.received[name]; ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.counts[method], nil
+	}
+	dir, ok := r.stdio[name]
+	if !ok {
+		return 0, fmt.Errorf("%q is not a replay of this scenario", name)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.recv"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return 0, err
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			if sc.Text() == method {
+				n++
+			}
+		}
+		fh.Close()
+	}
+	return n, nil
+}
+
 // settle observes the processes of each named replay once none is alive,
 // or after ProcessSettle.
 func (r *running) settle(ctx context.Context, names []string) (map[string]ProcessCount, error) {
-	deadline := time.Now().Add(ProcessSettle)
 	out := map[string]ProcessCount{}
 	for _, name := range names {
-		for {
-			c, err := r.count(name)
-			if err != nil {
-				return nil, err
-			}
-			if c.Alive == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-				out[name] = c
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
+		c, err := r.settleOne(ctx, name, ProcessSettle)
+		if err != nil {
+			return nil, err
 		}
+		out[name] = c
 	}
 	return out, nil
+}
+
+// settleOne waits, at most bound, until no process of a stdio replay is
+// alive, and returns its count then.
+func (r *running) settleOne(ctx context.Context, name string, bound time.Duration) (ProcessCount, error) {
+	deadline := time.Now().Add(bound)
+	for {
+		c, err := r.count(name)
+		if err != nil {
+			return c, err
+		}
+		if c.Alive == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			return c, nil
+		}
+		time.Sleep(pollEvery)
+	}
 }

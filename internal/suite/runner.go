@@ -1,12 +1,9 @@
 package suite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,12 +11,18 @@ import (
 
 // Observation is what one step saw.
 type Observation struct {
-	Step      string                       `json:"step"`
-	Status    int                          `json:"status,omitempty"`
-	Body      any                          `json:"body,omitempty"`
-	Store     any                          `json:"store,omitempty"`
+	Step    string            `json:"step"`
+	Status  int               `json:"status,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    any               `json:"body,omitempty"`
+	Store   any               `json:"store,omitempty"`
+	// Failures are what the harness could not observe because the target
+	// did not do it: no answer, a process never started, a request never
+	// sent. A reference never has any: each one is a divergence.
+	Failures  []string                     `json:"failures,omitempty"`
 	Replays   map[string]ReplayObservation `json:"replays,omitempty"`
 	Processes map[string]ProcessCount      `json:"processes,omitempty"`
+	Parallel  []Observation                `json:"parallel,omitempty"`
 }
 
 // Config is what a run needs besides the scenarios.
@@ -36,11 +39,17 @@ type Config struct {
 	Mutations []*Mutation
 	// RequestTimeout bounds one request to the target; 0 means 60 s.
 	RequestTimeout time.Duration
+	// Parallel is the number of scenarios run at once by Check; 0 means
+	// DefaultParallel.
+	Parallel int
+	// FailFast stops Check at the first scenario that fails.
+	FailFast bool
 }
 
 // RunScenario runs one scenario on a fresh target and returns its
 // normalized observations. An error means the harness or the target could
-// not run (not a divergence).
+// not run (not a divergence): a target that misbehaves once started gives
+// observations that differ, never an error.
 func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observation, expects []*Observation, logs string, err error) {
 	tmp, err := os.MkdirTemp("", "mcpparity-"+s.Name+"-")
 	if err != nil {
@@ -65,11 +74,12 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 			return nil, nil, "", err
 		}
 	}
+	env.Hide = s.HideCommands
 	for k, v := range cfg.Vars {
 		env.Vars[k] = v
 	}
 	for k, v := range s.Env {
-		env.Vars[k] = env.expand(srv.expand(v))
+		env.Vars[k] = env.expand(srv.expand(expandPath(v)))
 	}
 	store := cfg.Store
 	if store == nil {
@@ -102,7 +112,7 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	}
 	defer stop()
 
-	r := &stepRunner{cfg: cfg, env: env, srv: srv, inst: inst, store: store, client: &http.Client{}}
+	r := &stepRunner{cfg: cfg, env: env, srv: srv, inst: inst, store: store}
 	for _, st := range s.Steps {
 		if st.Mutations {
 			for _, m := range cfg.Mutations {
@@ -128,46 +138,59 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	}
 	logs = inst.Logs()
 	stop()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, logs, err
+	}
 	norm := newNormalizer(env, inst.URL(), srv, cfg.Harness)
 	for i := range obs {
 		if expects[i] != nil {
-			if err := norm.apply(expects[i]); err != nil {
+			if err := norm.apply(expects[i], false); err != nil {
 				return nil, nil, logs, err
 			}
 		}
-		if err := norm.apply(&obs[i]); err != nil {
+		if err := norm.apply(&obs[i], true); err != nil {
 			return nil, nil, logs, err
 		}
 	}
 	return obs, expects, logs, nil
 }
 
+// stepRunner runs the steps of one scenario against one target instance.
 type stepRunner struct {
-	cfg    Config
-	env    Env
-	srv    *running
-	inst   Instance
-	store  Store
-	client *http.Client
+	cfg   Config
+	env   Env
+	srv   *running
+	inst  Instance
+	store Store
 }
 
+// step runs one step. An error is the harness's own (a scenario that
+// cannot run); what the target failed to do is in Observation.Failures.
 func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 	o := Observation{Step: st.Name}
+	if len(st.Parallel) > 0 {
+		return r.parallel(ctx, st)
+	}
 	if len(st.WaitStarted) > 0 {
 		if err := r.srv.waitStarted(ctx, st.WaitStarted); err != nil {
-			return o, fmt.Errorf("step %s: %w", st.Name, err)
+			o.Failures = append(o.Failures, "waitStarted: "+err.Error())
+		}
+	}
+	if len(st.WaitReceived) > 0 {
+		if err := r.srv.waitReceived(ctx, st.WaitReceived); err != nil {
+			o.Failures = append(o.Failures, "waitReceived: "+err.Error())
 		}
 	}
 	if st.Method != "" {
-		body, err := r.srv.expandJSON(r.env, st.Body)
+		body, err := r.body(st)
 		if err != nil {
 			return o, fmt.Errorf("step %s: body: %w", st.Name, err)
 		}
-		status, got, err := r.request(ctx, st.Method, st.Path, body)
-		if err != nil {
-			return o, fmt.Errorf("step %s: %w", st.Name, err)
+		ans := r.request(ctx, st.Method, st.Path, body, st.Headers)
+		o.Status, o.Headers, o.Body = ans.status, ans.headers, ans.body
+		if ans.failure != "" {
+			o.Failures = append(o.Failures, ans.failure)
 		}
-		o.Status, o.Body = status, got
 	}
 	if st.Store {
 		raw, err := r.store.Dump(ctx, r.env)
@@ -188,47 +211,37 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		o.Processes = procs
 	}
 	if st.Replays {
-		reps, err := r.srv.observeReplays()
+		reps, failures, err := r.srv.observeReplays(ctx)
 		if err != nil {
 			return o, fmt.Errorf("step %s: %w", st.Name, err)
 		}
 		o.Replays = reps
+		o.Failures = append(o.Failures, failures...)
 	}
-	return o, nil
+	if err := mask(&o, st.Masks); err != nil {
+		return o, fmt.Errorf("step %s: %w", st.Name, err)
+	}
+	return o, ctx.Err()
 }
 
-// request sends one request to the target. A body that is not JSON is
-// observed as a string (a divergence, not a harness error).
-func (r *stepRunner) request(ctx context.Context, method, path string, body []byte) (int, any, error) {
-	timeout := r.cfg.RequestTimeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
+// parallel runs the steps of st at the same time.
+func (r *stepRunner) parallel(ctx context.Context, st Step) (Observation, error) {
+	o := Observation{Step: st.Name, Parallel: make([]Observation, len(st.Parallel))}
+	errs := make([]error, len(st.Parallel))
+	done := make(chan struct{})
+	for i, sub := range st.Parallel {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			o.Parallel[i], errs[i] = r.step(ctx, sub)
+		}()
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
+	for range st.Parallel {
+		<-done
 	}
-	req, err := http.NewRequestWithContext(ctx, method, r.inst.URL()+path, rd)
-	if err != nil {
-		return 0, nil, err
+	for _, err := range errs {
+		if err != nil {
+			return o, fmt.Errorf("step %s: %w", st.Name, err)
+		}
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return resp.StatusCode, "non-JSON answer: " + string(raw), nil
-	}
-	return resp.StatusCode, v, nil
+	return o, nil
 }

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -21,6 +22,9 @@ type Scenario struct {
 	// "npx", so that a runtime launcher is present whatever the machine
 	// has (with PATH={workspace}/bin in Env).
 	Launchers []string `json:"launchers,omitempty"`
+	// HideCommands are removed from {path} (see PathPlaceholder), e.g.
+	// "npx", "uvx", "uv": runtimeOk then does not depend on the machine.
+	HideCommands []string `json:"hideCommands,omitempty"`
 	// Seed is the initial store content (placeholders expanded).
 	Seed  json.RawMessage `json:"seed,omitempty"`
 	Steps []Step          `json:"steps"`
@@ -51,6 +55,13 @@ type ServerSpec struct {
 	// Launcher, for a stdio replay, names the command it is started
 	// through (a link named e.g. "npx" in the workspace), for P3/P4.
 	Launcher string `json:"launcher,omitempty"`
+	// Grandchild, for a stdio replay, starts it through a wrapper process
+	// (as npx starts node): the replay is the configured command's child.
+	Grandchild bool `json:"grandchild,omitempty"`
+	// Barrier names a group of replays whose initialize requests are held
+	// until every replay of the group has received its own (replay fault
+	// barrier): they connect only if the target connects them in parallel.
+	Barrier string `json:"barrier,omitempty"`
 }
 
 // Step is one thing the harness does and observes.
@@ -60,6 +71,13 @@ type Step struct {
 	Method string          `json:"method,omitempty"`
 	Path   string          `json:"path,omitempty"`
 	Body   json.RawMessage `json:"body,omitempty"`
+	// RawBody is sent as is instead of Body (a malformed body).
+	RawBody *string `json:"rawBody,omitempty"`
+	// PadTo pads Body (an object) with a string field "pad" to exactly
+	// this many bytes (a body over the contract's limit).
+	PadTo int `json:"padTo,omitempty"`
+	// Headers names answer headers to observe (e.g. "Allow").
+	Headers []string `json:"headers,omitempty"`
 	// Store observes the target's store after the step's request (or alone).
 	Store bool `json:"store,omitempty"`
 	// Replays observes the reports of the scenario's replays.
@@ -67,6 +85,9 @@ type Step struct {
 	// WaitStarted, before the request, waits until the target has started
 	// this many processes of each named stdio replay.
 	WaitStarted map[string]int `json:"waitStarted,omitempty"`
+	// WaitReceived, before the request, waits until each named replay has
+	// received this many messages of each method (server → method → count).
+	WaitReceived map[string]map[string]int `json:"waitReceived,omitempty"`
 	// Processes observes, after the request, the processes of the named
 	// stdio replays: started, and still alive once the target had
 	// ProcessSettle to end those it dropped.
@@ -74,6 +95,13 @@ type Step struct {
 	// Mutations expands into one request-and-store step per config mutation
 	// of mutations/config, checked against their declared expectations.
 	Mutations bool `json:"mutations,omitempty"`
+	// Parallel runs these steps at the same time; the observation lists
+	// theirs in this order.
+	Parallel []Step `json:"parallel,omitempty"`
+	// Masks, path → prefix: an observed string at that path (e.g.
+	// "body.output") that starts with the prefix is cut after it, followed
+	// by "…": the rest is a transport text of the target's stack.
+	Masks map[string]string `json:"masks,omitempty"`
 	// Expect, when set, must equal the observation (as well as the golden).
 	Expect *Observation `json:"expect,omitempty"`
 }
@@ -96,19 +124,58 @@ func (s *Scenario) check() error {
 		if sv.Live != "" && sv.Live != "sse" && sv.Live != "json" {
 			return fmt.Errorf("server %q: live is %q, want sse or json", name, sv.Live)
 		}
+		if sv.Grandchild && !sv.Stdio {
+			return fmt.Errorf("server %q: grandchild is for stdio replays", name)
+		}
 	}
 	for i, st := range s.Steps {
-		if st.Name == "" {
-			return fmt.Errorf("steps[%d]: name is required", i)
-		}
-		if (st.Method == "") != (st.Path == "") {
-			return fmt.Errorf("step %q: method and path go together", st.Name)
-		}
-		if st.Method == "" && !st.Store && !st.Replays && !st.Mutations && len(st.Processes) == 0 {
-			return fmt.Errorf("step %q does nothing", st.Name)
+		if err := s.checkStep(st, false); err != nil {
+			return err
 		}
 		if st.Replays && i != len(s.Steps)-1 {
 			return fmt.Errorf("step %q: the replays step stops the target, so it comes last", st.Name)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) checkStep(st Step, nested bool) error {
+	if st.Name == "" {
+		return errors.New("every step needs a name")
+	}
+	if (st.Method == "") != (st.Path == "") {
+		return fmt.Errorf("step %q: method and path go together", st.Name)
+	}
+	if st.Method == "" && !st.Store && !st.Replays && !st.Mutations && len(st.Processes) == 0 && len(st.Parallel) == 0 {
+		return fmt.Errorf("step %q does nothing", st.Name)
+	}
+	if (st.RawBody != nil || st.PadTo > 0) && st.Method == "" {
+		return fmt.Errorf("step %q: rawBody and padTo need a request", st.Name)
+	}
+	if st.RawBody != nil && (len(st.Body) > 0 || st.PadTo > 0) {
+		return fmt.Errorf("step %q: rawBody goes alone (no body, no padTo)", st.Name)
+	}
+	if len(st.Parallel) > 0 {
+		if nested || st.Method != "" || st.Store || st.Replays || st.Mutations || len(st.Processes) > 0 {
+			return fmt.Errorf("step %q: a parallel step holds only its steps (not nested)", st.Name)
+		}
+		for _, sub := range st.Parallel {
+			if err := s.checkStep(sub, true); err != nil {
+				return fmt.Errorf("step %q: %w", st.Name, err)
+			}
+		}
+	}
+	if nested && (st.Replays || st.Mutations) {
+		return fmt.Errorf("step %q: replays and mutations are not for parallel steps", st.Name)
+	}
+	for name := range st.WaitStarted {
+		if sv, ok := s.Servers[name]; !ok || !sv.Stdio {
+			return fmt.Errorf("step %q: waitStarted: %q is not a stdio replay of this scenario", st.Name, name)
+		}
+	}
+	for name := range st.WaitReceived {
+		if sv, ok := s.Servers[name]; !ok || sv.Replay == "" {
+			return fmt.Errorf("step %q: waitReceived: %q is not a replay of this scenario", st.Name, name)
 		}
 	}
 	return nil

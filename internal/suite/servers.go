@@ -1,12 +1,12 @@
 package suite
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -16,24 +16,32 @@ import (
 
 // running holds the servers of one scenario run.
 type running struct {
-	urls    map[string]string   // {url:NAME}
-	cmds    map[string][]string // {cmd:NAME} + {args:NAME}
-	replays map[string]*replay.Replay
-	stdio   map[string]string // name → report folder of its processes
-	closers []func()
+	urls     map[string]string   // {url:NAME}
+	cmds     map[string][]string // {cmd:NAME} + {args:NAME}
+	replays  map[string]*replay.Replay
+	received map[string]*received // HTTP replays: messages received
+	stdio    map[string]string    // name → report folder of its processes
+	closers  []func()
 }
 
 // startServers starts the scenario's servers. harness is the command line
 // that runs this harness's replay subcommand (stdio replays).
 func startServers(s *Scenario, harness []string, workspace, reports string) (*running, error) {
-	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{}, stdio: map[string]string{}}
-	names := make([]string, 0, len(s.Servers))
-	for n := range s.Servers {
-		names = append(names, n)
+	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
+		received: map[string]*received{}, stdio: map[string]string{}}
+	barriers := map[string]int{}
+	for _, sv := range s.Servers {
+		if sv.Barrier != "" {
+			barriers[sv.Barrier]++
+		}
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := r.start(name, s.Servers[name], harness, workspace, reports); err != nil {
+	for _, name := range sortedKeys(s.Servers) {
+		sv := s.Servers[name]
+		if sv.Barrier != "" {
+			sv.Faults = append(append([]string{}, sv.Faults...),
+				fmt.Sprintf("barrier:%d:%s", barriers[sv.Barrier], filepath.Join(reports, "barrier-"+sv.Barrier)))
+		}
+		if err := r.start(name, sv, harness, workspace, reports); err != nil {
 			r.close()
 			return nil, fmt.Errorf("server %q: %w", name, err)
 		}
@@ -75,6 +83,9 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		for _, k := range sortedKeys(sv.RequireEnv) {
 			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])
 		}
+		if sv.Grandchild {
+			argv = append(append([]string{harness[0], "spawn"}, harness...), argv[len(harness):]...)
+		}
 		if sv.Launcher != "" {
 			if err := makeLauncher(workspace, sv.Launcher, argv[0]); err != nil {
 				return err
@@ -82,15 +93,18 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 			argv[0] = filepath.Join(workspace, "bin", sv.Launcher)
 		}
 		r.cmds[name] = argv
+		r.closers = append(r.closers, func() { r.reap(name) })
 	default:
 		fx, err := fixtures.Embedded(sv.Replay)
 		if err != nil {
 			return err
 		}
-		rp, err := replay.New(fx, replay.Options{Faults: faults, RequireHeaders: sv.RequireHeaders})
+		rec := &received{counts: map[string]int{}}
+		rp, err := replay.New(fx, replay.Options{Faults: faults, RequireHeaders: sv.RequireHeaders, OnReceive: rec.add})
 		if err != nil {
 			return err
 		}
+		r.received[name] = rec
 		srv := httptest.NewServer(rp)
 		r.replays[name] = rp
 		r.closers = append(r.closers, func() { _ = rp.Close(); srv.CloseClientConnections(); srv.Close() })
@@ -144,29 +158,41 @@ func observeReport(rep replay.Report) ReplayObservation {
 
 // observeReplays reads every replay's report: HTTP replays in process,
 // stdio replays from the report files their processes wrote (one process,
-// so one session, per file).
-func (r *running) observeReplays() (map[string]ReplayObservation, error) {
+// so one session, per file) once they have all ended. A stdio replay still
+// running ReplaySettle after the target stopped is a failure of its own
+// (it is then killed), never a silent count.
+func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservation, []string, error) {
 	out := map[string]ReplayObservation{}
 	for name, rp := range r.replays {
 		out[name] = observeReport(rp.Report())
 	}
-	for name, dir := range r.stdio {
+	var failures []string
+	for _, name := range sortedKeys(r.stdio) {
+		dir := r.stdio[name]
+		c, err := r.settleOne(ctx, name, ReplaySettle)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.Alive > 0 {
+			failures = append(failures, fmt.Sprintf("replays: %d stdio server(s) of %s outlived the target by %v", c.Alive, name, ReplaySettle))
+			r.reap(name)
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var sum ReplayObservation
 		for _, e := range entries {
 			if !strings.HasSuffix(e.Name(), ".json") {
-				continue // pid files
+				continue // pid and progress files
 			}
 			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			var rep replay.Report
 			if err := json.Unmarshal(data, &rep); err != nil {
-				return nil, fmt.Errorf("replay report %s: %w", e.Name(), err)
+				return nil, nil, fmt.Errorf("replay report %s: %w", e.Name(), err)
 			}
 			o := observeReport(rep)
 			sum.Sessions += o.Sessions
@@ -179,7 +205,7 @@ func (r *running) observeReplays() (map[string]ReplayObservation, error) {
 		}
 		out[name] = sum
 	}
-	return out, nil
+	return out, failures, nil
 }
 
 // expand replaces {url:NAME}, {cmd:NAME} in s.
@@ -235,15 +261,6 @@ func (r *running) walk(env Env, v any) any {
 		return v
 	}
 	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // makeLauncher links {workspace}/bin/<name> to target (once).

@@ -8,6 +8,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -21,6 +22,31 @@ type Env struct {
 	// Shared are further folders the harness and the target's servers both
 	// write (the stdio replays' reports): a container target mounts them.
 	Shared []string
+	// Hide are commands that the PATH of Vars must not reach outside
+	// {workspace}/bin (npx, uvx, uv: runtimeOk then does not depend on the
+	// machine). A target applies it with ProcessVars.
+	Hide []string
+}
+
+// launchers is the folder of a scenario's launchers, kept whatever Hide.
+func (e Env) launchers() string { return filepath.Join(e.Workspace, "bin") }
+
+// ProcessVars are the environment variables of a target that runs as a
+// process of its own, placeholders expanded and PATH without the hidden
+// commands.
+func (e Env) ProcessVars() ([]string, error) {
+	var out []string
+	for _, k := range sortedKeys(e.Vars) {
+		v := e.expand(e.Vars[k])
+		if k == "PATH" {
+			var err error
+			if v, err = hiddenPath(v, e.Hide, e.launchers()); err != nil {
+				return nil, fmt.Errorf("PATH: %w", err)
+			}
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
 }
 
 // Instance is a started target.

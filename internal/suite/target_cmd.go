@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -27,15 +26,11 @@ func (t *CmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 		argv[i] = env.expand(a)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = os.Environ()
-	keys := make([]string, 0, len(env.Vars))
-	for k := range env.Vars {
-		keys = append(keys, k)
+	vars, err := env.ProcessVars()
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+env.expand(env.Vars[k]))
-	}
+	cmd.Env = append(os.Environ(), vars...)
 	logs := &capped{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

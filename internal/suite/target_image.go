@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -178,14 +177,9 @@ func (t *ImageTarget) runOptions(env Env, harness string) (*dockertest.RunOption
 	for i, a := range cmd {
 		expanded[i] = env.expand(a)
 	}
-	keys := make([]string, 0, len(env.Vars))
-	for k := range env.Vars {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	vars := make([]string, 0, len(keys))
-	for _, k := range keys {
-		vars = append(vars, k+"="+env.expand(env.Vars[k]))
+	vars, err := env.ProcessVars()
+	if err != nil {
+		return nil, nil, err
 	}
 	user := t.User
 	if user == "" {

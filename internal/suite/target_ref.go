@@ -2,10 +2,6 @@ package suite
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
 )
@@ -18,13 +14,13 @@ func (RefTarget) Name() string { return "ref" }
 func (RefTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	opts := impl.Options{Workspace: env.Workspace, BaseEnv: baseEnv(env.Vars)}
 	if path, ok := env.Vars["PATH"]; ok {
-		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name) }
+		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name, env.Hide, env.launchers()) }
 	}
-	if d, err := ConnectTimeoutFromEnv(env.Vars); err != nil {
+	scale, err := impl.ParseTimeScale(env.Vars[impl.TimeScaleVar])
+	if err != nil {
 		return nil, err
-	} else if d > 0 {
-		opts.ConnectTimeout = func(string) time.Duration { return d }
 	}
+	opts.TimeScale = scale
 	srv, err := impl.Start(env.Addr, env.State, opts)
 	if err != nil {
 		return nil, err
@@ -37,15 +33,3 @@ type refInstance struct{ srv *impl.Server }
 func (r refInstance) URL() string                    { return r.srv.URL() }
 func (r refInstance) Stop(ctx context.Context) error { return r.srv.Shutdown(ctx) }
 func (r refInstance) Logs() string                   { return "" }
-
-// lookPathIn finds an executable in the folders of a PATH value, as a
-// process started with that PATH would.
-func lookPathIn(path, name string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
-}

@@ -46,9 +46,13 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 	if tf.Store != nil && (tf.Store.Seed == "" || tf.Store.Dump == "") {
 		return nil, fmt.Errorf("target file %s: store needs both seed and dump", path)
 	}
-	for i, d := range tf.Deviations {
+	for i := range tf.Deviations {
+		d := &tf.Deviations[i]
 		if d.Scenario == "" || d.Path == "" || d.Reason == "" {
 			return nil, fmt.Errorf("target file %s: deviations[%d] needs scenario, path and reason", path, i)
+		}
+		if err := d.compile(); err != nil {
+			return nil, fmt.Errorf("target file %s: deviations[%d]: %w", path, i, err)
 		}
 	}
 	return &tf, nil

@@ -1,0 +1,86 @@
+package sdkserver
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// EdgeName is the serverInfo name of the edge server.
+const EdgeName = "mcpparity-edge-server"
+
+// EdgePageSize is the edge server's tools/list page size: the sixth tool
+// is on the second page, which a pool never asks for (P5).
+const EdgePageSize = 5
+
+// Edge tools whose input schema the server sends empty or null, as some
+// servers do (a go-sdk server refuses to register them so: a receiving
+// middleware rewrites them on the wire).
+const (
+	edgeEmptySchema = "b-empty-schema"
+	edgeNullSchema  = "c-null-schema"
+)
+
+// edgeTools are the tools of the edge server: names with runs of unsafe
+// characters, empty and null input schemas, a title without description,
+// text with white space around it, a tool error without content, and a
+// tool on the second page.
+func edgeTools() []tool {
+	text := func(s ...string) mcp.ToolHandler {
+		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{}}
+			for _, t := range s {
+				res.Content = append(res.Content, &mcp.TextContent{Text: t})
+			}
+			return res, nil
+		}
+	}
+	return []tool{
+		{&mcp.Tool{Name: "a..météo  now!!", Description: "A name with runs of unsafe characters.", InputSchema: noArgs}, text("météo ok")},
+		{&mcp.Tool{Name: edgeEmptySchema, Title: "Empty schema", InputSchema: noArgs}, text("empty schema ok")},
+		{&mcp.Tool{Name: edgeNullSchema, Description: "Its input schema is null.", InputSchema: noArgs}, text("null schema ok")},
+		{&mcp.Tool{Name: "d-padded", Description: "Text blocks with white space around them.", InputSchema: noArgs}, text("\n  padded ", " output \t\n")},
+		{&mcp.Tool{Name: "e-error-empty", Description: "A tool error without any content.", InputSchema: noArgs},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{}}, nil
+			}},
+		{&mcp.Tool{Name: "f-second-page", Description: "Only on the second page of tools/list.", InputSchema: noArgs}, text("second page")},
+	}
+}
+
+// NewEdge returns the edge server.
+func NewEdge() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: EdgeName, Version: Version}, &mcp.ServerOptions{PageSize: EdgePageSize})
+	for _, t := range edgeTools() {
+		s.AddTool(t.def, t.handler)
+	}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if lt, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				out := *lt
+				out.Tools = nil
+				for _, t := range lt.Tools {
+					c := *t
+					switch c.Name {
+					case edgeEmptySchema:
+						c.InputSchema = map[string]any{}
+					case edgeNullSchema:
+						c.InputSchema = nil
+					}
+					out.Tools = append(out.Tools, &c)
+				}
+				return &out, nil
+			}
+			return res, err
+		}
+	})
+	return s
+}
+
+// EdgeHandler serves the edge server over Streamable HTTP (SSE answers).
+func EdgeHandler() http.Handler {
+	s := NewEdge()
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+}
