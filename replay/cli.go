@@ -33,6 +33,11 @@ func (l *replayList) Set(s string) error { *l = append(*l, s); return nil }
 // report shows a problem (unmatched request, header mismatch, missing
 // answer) or a die fault fired, 2 on bad usage or a bad fixture.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A closed stdout or stderr is a write error, never a SIGPIPE that
+	// would end the process before its report is written.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fixture := fs.String("fixture", "", "fixture file, or embedded recording name (e.g. sdk/sse.json)")
@@ -145,16 +150,22 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return code
 		}
 	}
-	fmt.Fprint(stderr, rep.String())
+	// The report file first: a client may have closed stderr already
+	// (mcp-go closes it before stdin), and the harness reads the file.
 	if *reportDir != "" && *reportFile == "" {
 		*reportFile = filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".json")
 	}
+	wrote := true
 	if *reportFile != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*reportFile, append(b, '\n'), 0o644); err != nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
-			return 1
+			wrote = false
 		}
+	}
+	fmt.Fprint(stderr, rep.String())
+	if !wrote {
+		return 1
 	}
 	if linger > 0 {
 		// Deaf to SIGTERM, alive past the end of its input: only the end of

@@ -23,9 +23,17 @@ const (
 	envStdioReport  = "REPLAY_TEST_STDIO_REPORT"
 )
 
+// envMain makes the test binary the replay command: Main with its
+// arguments, and a context that never ends by itself (as the harness's own
+// test binaries run it).
+const envMain = "REPLAY_TEST_MAIN"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(envStdioFixture); path != "" {
 		os.Exit(stdioChild(path))
+	}
+	if os.Getenv(envMain) != "" {
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	goleak.VerifyTestMain(m)
 }
