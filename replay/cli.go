@@ -132,7 +132,17 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	var rep Report
 	died := false
 	if *stdio {
-		r, err := ServeStdio(ctx, fx, stdin, stdout, opts)
+		// The replay ends with its client: at the end of stdin, and on
+		// SIGTERM, which the kernel sends when the parent dies (Linux), once
+		// for each of its threads: the signal stays caught until Main
+		// returns, so the report is written.
+		sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+		defer stop()
+		if !endWithParent() {
+			fmt.Fprintln(stderr, "mcpparity replay: the parent process is gone")
+			return 1
+		}
+		r, err := ServeStdio(sctx, fx, stdin, stdout, opts)
 		if r == nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
 			return 2

@@ -25,8 +25,12 @@ const (
 
 // envMain makes the test binary the replay command: Main with its
 // arguments, and a context that never ends by itself (as the harness's own
-// test binaries run it).
-const envMain = "REPLAY_TEST_MAIN"
+// test binaries run it); envParent makes it a parent that starts such a
+// replay and then waits to be killed.
+const (
+	envMain   = "REPLAY_TEST_MAIN"
+	envParent = "REPLAY_TEST_PARENT"
+)
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(envStdioFixture); path != "" {
@@ -34,6 +38,9 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(envMain) != "" {
 		os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if os.Getenv(envParent) != "" {
+		os.Exit(parentOfReplay(os.Args[1:]))
 	}
 	goleak.VerifyTestMain(m)
 }
