@@ -133,9 +133,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	died := false
 	if *stdio {
 		// The replay ends with its client: at the end of stdin, and on
-		// SIGTERM, which the kernel sends when the parent dies (Linux), once
-		// for each of its threads: the signal stays caught until Main
-		// returns, so the report is written.
+		// SIGTERM, which the kernel sends when the parent dies (Linux).
 		sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 		defer stop()
 		if !endWithParent() {
@@ -143,6 +141,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return 1
 		}
 		r, err := ServeStdio(sctx, fx, stdin, stdout, opts)
+		if sctx.Err() != nil && ctx.Err() == nil {
+			// Terminated: the parent's death signal comes once for each of
+			// its threads; the later ones must not cut the report short.
+			signal.Ignore(syscall.SIGTERM)
+		}
 		if r == nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
 			return 2
