@@ -46,6 +46,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	answerTimeout := fs.Duration("answer-timeout", DefaultAnswerTimeout, "wait for the client's answer to a server request")
 	reportFile := fs.String("report", "", "also write the report as JSON to this file")
 	reportDir := fs.String("report-dir", "", "write DIR/<pid>.pid at start, and the report as JSON to DIR/<pid>.json at the end (one pair per process)")
+	maxLine := fs.Int("max-line", DefaultMaxLineBytes, "stdio: longest client line in bytes; a longer one is dropped and answered with an error")
+	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "HTTP: live sessions kept; past it the least recently used is evicted (its client gets 404)")
 	faultsOnce := fs.String("faults-once", "", "apply the faults only in the first process that creates this marker file")
 	var faults, headers, ignores, envs replayList
 	fs.Var(&envs, "require-env", "stdio: an environment variable the server must get, repeatable: NAME=VALUE")
@@ -66,7 +68,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fs.Usage()
 		return 2
 	}
-	opts := Options{AnswerTimeout: *answerTimeout}
+	opts := Options{AnswerTimeout: *answerTimeout, MaxLineBytes: *maxLine, MaxSessions: *maxSessions}
 	for _, s := range faults {
 		f, err := ParseFault(s)
 		if err != nil {
