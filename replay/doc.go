@@ -49,4 +49,20 @@
 //
 // Every problem is listed in the Report; recorded interactions never used
 // are listed as Unused.
+//
+// # Limits and lifetime
+//
+//   - A stdio line from the client is at most Options.MaxLineBytes (8 MiB,
+//     --max-line), as an HTTP body: a longer one is read to its newline
+//     without being kept, answered with CodeParseError (id null) naming the
+//     limit, and reported as unmatched; the replay goes on.
+//   - At most Options.MaxSessions HTTP sessions live at once (1000,
+//     --max-sessions): a new one evicts the least recently used, whose GET
+//     stream ends and whose next request gets 404 "session not found", as
+//     from a restarted server; Report.Evicted counts them.
+//   - `replay --stdio` ends at the end of its stdin, even while a fault
+//     holds an answer, and when its parent dies (Linux: PR_SET_PDEATHSIG,
+//     SIGTERM); the report file (--report, --report-dir) is written before
+//     the report goes to stderr, and a closed stdout or stderr is a write
+//     error, never a SIGPIPE.
 package replay
