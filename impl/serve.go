@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// readTimeout bounds the reading of a request, body included: a client
+// that sends less than its Content-Length does not hold a connection.
+var readTimeout = 10 * time.Second
+
 // Server is the reference target: the contract handler over a pool, on a
 // listener.
 type Server struct {
@@ -31,7 +35,7 @@ func Start(addr, stateDir string, opts Options) (*Server, error) {
 	pool := NewPool(store, opts)
 	s := &Server{
 		Pool: pool,
-		srv:  &http.Server{Handler: Handler(pool), ReadHeaderTimeout: 10 * time.Second},
+		srv:  &http.Server{Handler: Handler(pool), ReadHeaderTimeout: readTimeout, ReadTimeout: readTimeout},
 		ln:   ln,
 		done: make(chan error, 1),
 	}

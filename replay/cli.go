@@ -106,6 +106,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			linger = f.Delay
 		}
 	}
+	if linger > 0 {
+		// Deaf to SIGTERM from the start, as a launcher's grandchild may be:
+		// only the end of its process group (SIGKILL) stops it.
+		signal.Ignore(syscall.SIGTERM)
+	}
 	if *reportDir != "" {
 		// Every request received is appended to DIR/<pid>.recv, one method a
 		// line: the harness waits on it to act while a request is held.
@@ -135,12 +140,18 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	died := false
 	if *stdio {
 		// The replay ends with its client: at the end of stdin, and on
-		// SIGTERM, which the kernel sends when the parent dies (Linux).
-		sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
-		defer stop()
-		if !endWithParent() {
-			fmt.Fprintln(stderr, "mcpparity replay: the parent process is gone")
-			return 1
+		// SIGTERM, which the kernel sends when the parent dies (Linux). A
+		// linger fault stays deaf to SIGTERM, as it is meant to (it ends by
+		// itself within maxLinger).
+		sctx := ctx
+		if linger == 0 {
+			var stop context.CancelFunc
+			sctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM)
+			defer stop()
+			if !endWithParent() {
+				fmt.Fprintln(stderr, "mcpparity replay: the parent process is gone")
+				return 1
+			}
 		}
 		r, err := ServeStdio(sctx, fx, stdin, stdout, opts)
 		if sctx.Err() != nil && ctx.Err() == nil {
@@ -183,10 +194,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 1
 	}
 	if linger > 0 {
-		// Deaf to SIGTERM, alive past the end of its input: only the end of
-		// its process group (SIGKILL) stops it before linger passes.
-		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(linger)
+		time.Sleep(linger) // alive past the end of its input
 	}
 	if died || !rep.Clean() || len(rep.EnvMismatches) > 0 {
 		return 1

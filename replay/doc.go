@@ -62,7 +62,8 @@
 //     from a restarted server; Report.Evicted counts them.
 //   - `replay --stdio` ends at the end of its stdin, even while a fault
 //     holds an answer, and when its parent dies (Linux: PR_SET_PDEATHSIG,
-//     SIGTERM); the report file (--report, --report-dir) is written before
+//     SIGTERM; not with a linger fault, deaf to SIGTERM by design and ended
+//     by its own bound); the report file (--report, --report-dir) is written before
 //     the report goes to stderr, and a closed stdout or stderr is a write
 //     error, never a SIGPIPE.
 package replay

@@ -21,23 +21,25 @@ const (
 	envStdioFixture = "REPLAY_TEST_STDIO_FIXTURE"
 	envStdioFaults  = "REPLAY_TEST_STDIO_FAULTS"
 	envStdioReport  = "REPLAY_TEST_STDIO_REPORT"
+	// envMain runs Main with the arguments after "--".
+	envMain = "REPLAY_TEST_MAIN"
 )
 
-// envMain makes the test binary the replay command: Main with its
-// arguments, and a context that never ends by itself (as the harness's own
-// test binaries run it); envParent makes it a parent that starts such a
-// replay and then waits to be killed.
-const (
-	envMain   = "REPLAY_TEST_MAIN"
-	envParent = "REPLAY_TEST_PARENT"
-)
+// envParent makes the test binary a parent that starts a replay (its
+// arguments, "--" first) and then waits to be killed.
+const envParent = "REPLAY_TEST_PARENT"
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(envStdioFixture); path != "" {
 		os.Exit(stdioChild(path))
 	}
 	if os.Getenv(envMain) != "" {
-		os.Exit(Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Exit(Main(context.Background(), os.Args[i+1:], os.Stdin, os.Stdout, os.Stderr))
+			}
+		}
+		os.Exit(2)
 	}
 	if os.Getenv(envParent) != "" {
 		os.Exit(parentOfReplay(os.Args[1:]))

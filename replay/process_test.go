@@ -25,7 +25,7 @@ func replayCmd(t *testing.T, args ...string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := exec.Command(exe, append([]string{"--"}, args...)...)
 	cmd.Env = append(os.Environ(), envMain+"=1")
 	return cmd
 }
@@ -118,9 +118,9 @@ func TestStdioEndsAtEOFDuringDelay(t *testing.T) {
 	}
 }
 
-// parentOfReplay starts a stdio replay on its own stdin and stdout (held
-// by the test, so they stay open when this process dies), prints the
-// replay's pid, then waits to be killed.
+// parentOfReplay starts a stdio replay ("--" and its arguments) on its own
+// stdin and stdout (held by the test, so they stay open when this process
+// dies), prints the replay's pid, then waits to be killed.
 func parentOfReplay(args []string) int {
 	exe, err := os.Executable()
 	if err != nil {
@@ -165,7 +165,7 @@ func TestStdioEndsWithItsParent(t *testing.T) {
 	}
 	defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 	report := filepath.Join(t.TempDir(), "report.json")
-	parent := exec.Command(exe, "--stdio", "--fixture", stdioFixturePath(t), "--fault", "delay:1h", "--report", report)
+	parent := exec.Command(exe, "--", "--stdio", "--fixture", stdioFixturePath(t), "--fault", "delay:1h", "--report", report)
 	parent.Env = append(os.Environ(), envParent+"=1")
 	out, err := parent.StdoutPipe()
 	if err != nil {

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -76,22 +77,17 @@ func targetConfig(cfg *suite.Config, spec, file string) ([]suite.Deviation, erro
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("check", "[--target T | --target-file F] [flags]", stdout, stderr, checkNotes)
 	target := fs.String("target", "", "target: ref (default), cmd:<command line>, url:<base>, image:<name:tag>")
-	targetFile := fs.String("target-file", "", "target file (JSON or YAML): env, store commands, accepted deviations")
+	targetFile := fs.String("target-file", "", "target file (JSON or YAML): target, env, store commands, accepted deviations")
 	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
-	junit := fs.String("junit", "", "write JUnit XML to this file")
-	report := fs.String("report", "", "write a Markdown summary to this file")
-	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file")
+	junit := fs.String("junit", "", "write JUnit XML to this file (its folder is made)")
+	report := fs.String("report", "", "write a Markdown summary to this file (its folder is made)")
+	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file (its folder is made)")
 	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
 	parallel := fs.Int("parallel", suite.DefaultParallel, "scenarios run at once")
-	if err := fs.Parse(args); err != nil {
-		return exitCannotRun
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "check: unexpected argument %q\n", fs.Arg(0))
-		return exitCannotRun
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
 	cfg, scs, run, err := setup(*runExpr)
 	if err != nil {
@@ -108,10 +104,25 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "check: no scenario matches --run %q\n", *runExpr)
 		return exitCannotRun
 	}
+	// Output files are opened before anything runs: a bad path costs
+	// nothing.
+	outs, err := openReports(*junit, *report, *jsonOut)
+	if err != nil {
+		fmt.Fprintf(stderr, "check: %v\n", err)
+		return exitCannotRun
+	}
+	defer outs.abort()
 	cfg.FailFast, cfg.Parallel = *failFast, *parallel
+	if p, ok := cfg.Target.(suite.Prober); ok {
+		if err := p.Probe(ctx); err != nil {
+			fmt.Fprintf(stderr, "check: target %s cannot be reached, no scenario was run: %v\n", cfg.Target.Name(), err)
+			return exitCannotRun
+		}
+	}
+	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
 	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, stdout)
-	suite.WriteTable(stdout, cfg.Target.Name(), results)
-	if err := writeReports(*junit, *report, *jsonOut, cfg.Target.Name(), results); err != nil {
+	suite.WriteDetails(stdout, results)
+	if err := outs.write(cfg.Target.Name(), results); err != nil {
 		fmt.Fprintf(stderr, "check: %v\n", err)
 		return exitCannotRun
 	}
@@ -125,38 +136,85 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitParity
 }
 
-func writeReports(junit, report, jsonOut, target string, results []suite.Result) error {
-	write := func(path string, fn func(io.Writer) error) error {
+const checkNotes = `
+exit codes:
+  0  parity: every scenario passed (accepted deviations included)
+  1  divergence: the target behaved differently; the report names the scenario, step and field
+  2  could not run: bad flags or target file, a target that does not start, a harness error`
+
+// reportFiles are the output files of check, opened before the run.
+type reportFiles struct {
+	junit, markdown, json *os.File
+}
+
+func openReports(junit, markdown, jsonOut string) (*reportFiles, error) {
+	r := &reportFiles{}
+	open := func(flagName, path string, f **os.File) error {
 		if path == "" {
 			return nil
 		}
-		f, err := os.Create(path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("--%s: %w", flagName, err)
+		}
+		h, err := os.Create(path)
 		if err != nil {
-			return err
+			return fmt.Errorf("--%s: %w", flagName, err)
 		}
-		if err := fn(f); err != nil {
+		*f = h
+		return nil
+	}
+	for _, o := range []struct {
+		flag, path string
+		f          **os.File
+	}{{"junit", junit, &r.junit}, {"report", markdown, &r.markdown}, {"json", jsonOut, &r.json}} {
+		if err := open(o.flag, o.path, o.f); err != nil {
+			r.abort()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// write writes every report and closes its file.
+func (r *reportFiles) write(target string, results []suite.Result) error {
+	write := func(flagName string, f **os.File, fn func(io.Writer) error) error {
+		if *f == nil {
+			return nil
+		}
+		err := fn(*f)
+		if cerr := (*f).Close(); err == nil {
+			err = cerr
+		}
+		*f = nil
+		if err != nil {
+			return fmt.Errorf("--%s: %w", flagName, err)
+		}
+		return nil
+	}
+	return errors.Join(
+		write("junit", &r.junit, func(w io.Writer) error { return suite.WriteJUnit(w, target, results) }),
+		write("report", &r.markdown, func(w io.Writer) error { suite.WriteMarkdown(w, target, results); return nil }),
+		write("json", &r.json, func(w io.Writer) error { return suite.WriteJSON(w, target, results) }),
+	)
+}
+
+// abort closes what is still open (a run that did not finish).
+func (r *reportFiles) abort() {
+	for _, f := range []*os.File{r.junit, r.markdown, r.json} {
+		if f != nil {
 			f.Close()
-			return err
 		}
-		return f.Close()
 	}
-	if err := write(junit, func(w io.Writer) error { return suite.WriteJUnit(w, target, results) }); err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
-	if err := write(jsonOut, func(w io.Writer) error { return suite.WriteJSON(w, target, results) }); err != nil {
-		return fmt.Errorf("--json: %w", err)
-	}
-	return write(report, func(w io.Writer) error { suite.WriteMarkdown(w, target, results); return nil })
 }
 
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("diff", "--a T1 --b T2 [--run RE]", stdout, stderr, `
+exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	a := fs.String("a", "ref", "first target")
 	b := fs.String("b", "", "second target")
 	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
-	if err := fs.Parse(args); err != nil {
-		return exitCannotRun
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
 	if *b == "" {
 		fmt.Fprintln(stderr, "diff: --b is required")

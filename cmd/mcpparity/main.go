@@ -5,6 +5,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,9 +45,13 @@ func run(args []string) int {
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
 		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" || args[0] == "help" {
+		usage(stdout)
+		return 0
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
@@ -66,4 +72,43 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", n, subcommands[n].summary)
 	}
+}
+
+// newFlags returns the flag set of a subcommand: its usage, on --help,
+// goes to stdout with the header every subcommand shares; errors go to
+// stderr.
+func newFlags(name, args string, stdout, stderr io.Writer, notes ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		defer fs.SetOutput(stderr)
+		subcommandHeader(stdout, name, args)
+		fs.PrintDefaults()
+		for _, n := range notes {
+			fmt.Fprintln(stdout, n)
+		}
+	}
+	return fs
+}
+
+// subcommandHeader is the first lines of every subcommand's usage.
+func subcommandHeader(w io.Writer, name, args string) {
+	fmt.Fprintf(w, "usage: mcpparity %s %s\n\n%s\n\nflags (-name and --name are the same):\n", name, args, subcommands[name].summary)
+}
+
+// parseFlags parses args; done is true when the subcommand must return
+// code at once (--help: 0, bad flags or arguments: 2).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	case err != nil:
+		return 2, true
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "mcpparity %s: unexpected argument %q (see --help)\n", fs.Name(), fs.Arg(0))
+		return 2, true
+	}
+	return 0, false
 }

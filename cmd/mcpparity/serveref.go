@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,16 +15,16 @@ func init() {
 }
 
 func runServeRef(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve-ref", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve-ref", "--state DIR [--addr 127.0.0.1:0] [--workspace DIR]", stdout, stderr, `
+The first line printed is the bound address. `+impl.TimeScaleVar+` scales every deadline.`)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	state := fs.String("state", "", "state folder (bbolt store)")
+	state := fs.String("state", "", "state folder (bbolt store), required")
 	workspace := fs.String("workspace", "", "workspace folder ({workspace} in the catalog)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
 	}
-	if *state == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "serve-ref: --state is required and no positional argument is taken")
+	if *state == "" {
+		fmt.Fprintln(stderr, "serve-ref: --state is required")
 		return 2
 	}
 	opts := impl.Options{Workspace: *workspace}

@@ -131,7 +131,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 			continue
 		}
 		for _, d := range compareExpect(*exp, obs[i]) {
-			d.Path = fmt.Sprintf("[%d].%s", i, d.Path)
+			d.Path, d.Step = fmt.Sprintf("[%d].%s", i, d.Path), obs[i].Step
 			d.Reason = "declared expectation of " + exp.Step
 			res.Diffs = append(res.Diffs, d)
 		}
@@ -154,6 +154,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 		wantObs = withoutReplays(wantObs)
 	}
 	for _, d := range Compare(wantObs, obs) {
+		d.Step = stepName(d.Path, obs)
 		for _, dev := range deviations {
 			if dev.matches(s.Name, d) {
 				d.Accepted, d.Reason = true, dev.Reason
@@ -251,4 +252,13 @@ func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b Target) ([]D
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return Compare(obsA, obsB), nil
+}
+
+// stepName is the name of the observation a path like "[3].body" starts in.
+func stepName(path string, obs []Observation) string {
+	var i int
+	if _, err := fmt.Sscanf(path, "[%d]", &i); err != nil || i < 0 || i >= len(obs) {
+		return ""
+	}
+	return obs[i].Step
 }

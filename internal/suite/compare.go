@@ -14,7 +14,9 @@ import (
 // Diff is one difference between the expected and the observed, named by
 // its path in the observations, e.g. `[2].body.servers[0].error`.
 type Diff struct {
-	Path     string `json:"path"`
+	Path string `json:"path"`
+	// Step is the name of the step the path starts in.
+	Step     string `json:"step,omitempty"`
 	Want     string `json:"want"`
 	Got      string `json:"got"`
 	Accepted bool   `json:"accepted,omitempty"`
@@ -50,8 +52,28 @@ func (d *Deviation) compile() error {
 	return nil
 }
 
+// Named is the diff's path with the step named: `[3 call cut twice].body`.
+func (d Diff) Named() string {
+	if d.Step == "" || !strings.HasPrefix(d.Path, "[") {
+		return d.Path
+	}
+	i := strings.Index(d.Path, "]")
+	return d.Path[:i] + " " + d.Step + d.Path[i:]
+}
+
+// byName is the diff's path with the step's name instead of its index:
+// `[call cut twice].body`.
+func (d Diff) byName() string {
+	if d.Step == "" || !strings.HasPrefix(d.Path, "[") {
+		return d.Path
+	}
+	return "[" + d.Step + d.Path[strings.Index(d.Path, "]"):]
+}
+
+// matches reports whether the deviation accepts diff: its path given with
+// the step's index or with its name.
 func (d Deviation) matches(scenario string, diff Diff) bool {
-	if !globMatch(d.Scenario, scenario) || !globMatch(d.Path, diff.Path) {
+	if !globMatch(d.Scenario, scenario) || !globMatch(d.Path, diff.Path) && !globMatch(d.Path, diff.byName()) {
 		return false
 	}
 	if d.Got == "" {
@@ -168,9 +190,17 @@ func show(v reflect.Value) string {
 	if err != nil {
 		return fmt.Sprint(v.Interface())
 	}
-	const max = 400
-	if len(raw) > max {
-		return string(raw[:max]) + "…"
+	return Clip(string(raw), 400)
+}
+
+// Clip cuts s after n runes, followed by "…", never inside a character.
+func Clip(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
 	}
-	return string(raw)
+	return s
 }

@@ -199,7 +199,7 @@ func TestDockerDivergentImageFails(t *testing.T) {
 		t.Fatalf("want a divergence and no harness error, got %+v", results)
 	}
 	var table bytes.Buffer
-	suite.WriteTable(&table, "image:"+tag, results)
+	suite.WriteDetails(&table, results)
 	if !strings.Contains(table.String(), "target logs:") {
 		t.Errorf("the table shows no container logs:\n%s", table.String())
 	}

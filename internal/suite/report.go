@@ -9,28 +9,10 @@ import (
 	"text/tabwriter"
 )
 
-// WriteTable prints the summary table: one row per scenario, then each
-// difference with its path.
-func WriteTable(w io.Writer, target string, results []Result) {
-	fmt.Fprintf(w, "\ntarget %s\n", target)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tVERDICT\tDIFFS\tACCEPTED\tTIME")
-	var pass, fail, acc, errs int
-	for _, r := range results {
-		n, a := counts(r)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", r.Scenario, r.Verdict, n, a, r.Duration)
-		switch r.Verdict {
-		case Pass:
-			pass++
-		case Accepted:
-			acc++
-		case Fail:
-			fail++
-		case Error:
-			errs++
-		}
-	}
-	tw.Flush()
+// WriteDetails prints what the progress lines of Check do not say: each
+// difference with its path and step, each error, the logs of a failed
+// target, then the totals.
+func WriteDetails(w io.Writer, results []Result) {
 	for _, r := range results {
 		if r.Verdict == Error {
 			fmt.Fprintf(w, "\n%s: could not run: %s\n", r.Scenario, r.Err)
@@ -40,13 +22,26 @@ func WriteTable(w io.Writer, target string, results []Result) {
 			if d.Accepted {
 				tag = "accepted (" + d.Reason + ")"
 			}
-			fmt.Fprintf(w, "\n%s %s: %s\n  want: %s\n  got:  %s\n", r.Scenario, d.Path, tag, d.Want, d.Got)
+			fmt.Fprintf(w, "\n%s %s: %s\n  want: %s\n  got:  %s\n", r.Scenario, d.Named(), tag, d.Want, d.Got)
 		}
 		if r.Verdict == Fail && r.Logs != "" {
 			fmt.Fprintf(w, "\n%s: target logs:\n%s\n", r.Scenario, indent(r.Logs))
 		}
 	}
-	fmt.Fprintf(w, "\n%d passed, %d failed, %d accepted, %d errors\n", pass, fail, acc, errs)
+	fmt.Fprintf(w, "\n%s\n", Totals(results))
+}
+
+// Totals is the one-line count of verdicts.
+func Totals(results []Result) string {
+	n := map[string]int{}
+	for _, r := range results {
+		n[r.Verdict]++
+	}
+	t := fmt.Sprintf("%d passed, %d failed, %d accepted, %d errors", n[Pass], n[Fail], n[Accepted], n[Error])
+	if n[Skipped] > 0 {
+		t += fmt.Sprintf(", %d skipped", n[Skipped])
+	}
+	return t
 }
 
 func counts(r Result) (diffs, accepted int) {
@@ -60,7 +55,10 @@ func counts(r Result) (diffs, accepted int) {
 	return diffs, accepted
 }
 
+// indent indents a target's logs, which may hold any bytes: invalid
+// UTF-8 shows as U+FFFD.
 func indent(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
@@ -71,6 +69,7 @@ func WriteMarkdown(w io.Writer, target string, results []Result) {
 		n, a := counts(r)
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %s |\n", r.Scenario, r.Verdict, n, a, r.Duration)
 	}
+	fmt.Fprintf(w, "\n**%s**\n", Totals(results))
 	for _, r := range results {
 		if len(r.Diffs) == 0 && r.Err == "" {
 			continue
@@ -84,7 +83,7 @@ func WriteMarkdown(w io.Writer, target string, results []Result) {
 			if d.Accepted {
 				status = "accepted: " + d.Reason
 			}
-			fmt.Fprintf(w, "- `%s` (%s)\n  - want: `%s`\n  - got: `%s`\n", d.Path, status, mdCode(d.Want), mdCode(d.Got))
+			fmt.Fprintf(w, "- `%s` (%s)\n  - want: `%s`\n  - got: `%s`\n", mdCode(d.Named()), status, mdCode(d.Want), mdCode(d.Got))
 		}
 	}
 }
@@ -129,7 +128,7 @@ func WriteJUnit(w io.Writer, target string, results []Result) error {
 			if d.Accepted {
 				tag = "accepted: " + d.Reason
 			}
-			fmt.Fprintf(&b, "%s (%s)\n  want: %s\n  got:  %s\n", d.Path, tag, d.Want, d.Got)
+			fmt.Fprintf(&b, "%s (%s)\n  want: %s\n  got:  %s\n", d.Named(), tag, d.Want, d.Got)
 		}
 		switch r.Verdict {
 		case Fail:
@@ -163,16 +162,9 @@ func WriteSideBySide(w io.Writer, a, b string, diffs []Diff) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  PATH\t%s\t%s\n", a, b)
 	for _, d := range diffs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Path, clip(d.Want, 60), clip(d.Got, 60))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Named(), Clip(d.Want, 60), Clip(d.Got, 60))
 	}
 	tw.Flush()
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // JSONReport is the machine-readable form of a check (check --json).

@@ -67,6 +67,9 @@ type ServerSpec struct {
 // Step is one thing the harness does and observes.
 type Step struct {
 	Name string `json:"name"`
+	// Rules are the rules of docs/rules.md the step tests ("contract" for
+	// the contract's own errors): docs/rules-coverage.md is made of them.
+	Rules []string `json:"rules,omitempty"`
 	// An HTTP request to the target.
 	Method string          `json:"method,omitempty"`
 	Path   string          `json:"path,omitempty"`
@@ -142,6 +145,11 @@ func (s *Scenario) check() error {
 func (s *Scenario) checkStep(st Step, nested bool) error {
 	if st.Name == "" {
 		return errors.New("every step needs a name")
+	}
+	for _, r := range st.Rules {
+		if !validRule(r) {
+			return fmt.Errorf("step %q: unknown rule %q (want C1…C8, P1…P17 or contract)", st.Name, r)
+		}
 	}
 	if (st.Method == "") != (st.Path == "") {
 		return fmt.Errorf("step %q: method and path go together", st.Name)

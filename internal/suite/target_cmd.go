@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // CmdTarget runs a command line with {addr}, {state}, {workspace}
@@ -42,7 +43,7 @@ func (t *CmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 		inst.waitErr = cmd.Wait()
 		close(inst.exited)
 	}()
-	if err := waitReady(ctx, inst.url, inst.exited); err != nil {
+	if err := waitReady(ctx, inst.url, inst.exited, false); err != nil {
 		_ = inst.Stop(context.Background())
 		return nil, fmt.Errorf("target did not start: %w\n%s", err, logs.String())
 	}
@@ -89,18 +90,30 @@ func FreeAddr() (string, error) {
 
 // capped is a concurrency-safe buffer that keeps the first max bytes.
 type capped struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+	mu   sync.Mutex
+	buf  []byte
+	max  int
+	full bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := c.max - len(c.buf); room > 0 {
-		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	if room := c.max - len(c.buf); room > 0 && !c.full {
+		if len(p) > room {
+			p, c.full = p[:room], true
+			// Never keep half a character.
+			for i := 0; i < utf8.UTFMax && len(p) > 0; i++ {
+				if r, size := utf8.DecodeLastRune(p); r != utf8.RuneError || size > 1 {
+					break
+				}
+				p = p[:len(p)-1]
+			}
+		}
+		c.buf = append(c.buf, p...)
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (c *capped) String() string {

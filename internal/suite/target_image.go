@@ -86,27 +86,45 @@ func (t *ImageTarget) Name() string { return "image:" + t.image() }
 // ErrEngineUnreachable is wrapped by Start when no Docker engine answers.
 var ErrEngineUnreachable = errors.New("docker engine not reachable")
 
-func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
-	pool, err := dockertest.NewPool(t.Endpoint)
+// preflight connects to the engine and checks that the image is there.
+// Every instance has its own client: closeIdle, called when the instance
+// is done, closes its connections, so no goroutine outlives it.
+func (t *ImageTarget) preflight(ctx context.Context) (pool *dockertest.Pool, closeIdle func(), err error) {
+	pool, err = dockertest.NewPool(t.Endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrEngineUnreachable, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrEngineUnreachable, err)
 	}
-	// Every instance has its own client: its idle connections are closed
-	// when the instance is done, so no goroutine outlives it.
-	closeIdle := pool.Client.HTTPClient.CloseIdleConnections
+	closeIdle = pool.Client.HTTPClient.CloseIdleConnections
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = pool.Client.PingWithContext(pctx)
 	cancel()
 	if err != nil {
 		closeIdle()
-		return nil, fmt.Errorf("%w: %v", ErrEngineUnreachable, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrEngineUnreachable, err)
 	}
 	if _, err := pool.Client.InspectImage(t.image()); err != nil {
 		closeIdle()
 		if errors.Is(err, dc.ErrNoSuchImage) {
-			return nil, fmt.Errorf("image %s is not in the docker engine (nothing is pulled: build it first, e.g. make image)", t.image())
+			return nil, nil, fmt.Errorf("image %s is not in the docker engine (nothing is pulled: build it first, e.g. make image)", t.image())
 		}
-		return nil, fmt.Errorf("image %s: %w", t.image(), err)
+		return nil, nil, fmt.Errorf("image %s: %w", t.image(), err)
+	}
+	return pool, closeIdle, nil
+}
+
+// Probe checks once, before any scenario, the engine and the image.
+func (t *ImageTarget) Probe(ctx context.Context) error {
+	_, closeIdle, err := t.preflight(ctx)
+	if err == nil {
+		closeIdle()
+	}
+	return err
+}
+
+func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
+	pool, closeIdle, err := t.preflight(ctx)
+	if err != nil {
+		return nil, err
 	}
 	harness := t.Harness
 	if harness == "" {
@@ -146,7 +164,7 @@ func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
 			close(exited)
 		}
 	}()
-	err = waitReady(ctx, inst.url, exited)
+	err = waitReady(ctx, inst.url, exited, false)
 	stopWaiting()
 	<-waited
 	if err == nil && ctx.Err() != nil {

@@ -2,7 +2,9 @@ package suite
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"syscall"
 	"time"
 )
 
@@ -15,10 +17,16 @@ type URLTarget struct {
 func (t *URLTarget) Name() string { return "url:" + t.Base }
 
 func (t *URLTarget) Start(ctx context.Context, env Env) (Instance, error) {
-	if err := waitReady(ctx, t.Base, nil); err != nil {
+	if err := waitReady(ctx, t.Base, nil, true); err != nil {
 		return nil, err
 	}
 	return urlInstance{t.Base}, nil
+}
+
+// Probe checks once, before any scenario, that the target answers: a
+// refused connection fails at once.
+func (t *URLTarget) Probe(ctx context.Context) error {
+	return waitReady(ctx, t.Base, nil, true)
 }
 
 type urlInstance struct{ base string }
@@ -31,29 +39,36 @@ func (urlInstance) Logs() string               { return "" }
 var ReadyTimeout = 20 * time.Second
 
 // waitReady polls GET /api/mcp/catalog until it answers 200, the target
-// exits (exited closes) or ReadyTimeout passes.
-func waitReady(ctx context.Context, base string, exited <-chan struct{}) error {
+// exits (exited closes) or ReadyTimeout passes. With refusedIsFinal, a
+// refused connection ends the wait at once (a target already running that
+// refuses connections is down, not starting).
+func waitReady(ctx context.Context, base string, exited <-chan struct{}, refusedIsFinal bool) error {
 	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
 	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	var last error
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/mcp/catalog", nil)
 		resp, err := client.Do(req)
-		if err == nil {
+		switch {
+		case err == nil:
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
 			last = &statusError{resp.StatusCode}
-		} else {
+		case ctx.Err() == nil || last == nil:
+			// The reason, not the end of the wait that cut the attempt.
 			last = err
+		}
+		if err != nil && refusedIsFinal && errors.Is(err, syscall.ECONNREFUSED) {
+			return &notReadyError{base: base, last: err, refused: true}
 		}
 		select {
 		case <-ctx.Done():
-			return &notReadyError{base, last}
+			return &notReadyError{base: base, last: last}
 		case <-exited:
 			return errExited
 		case <-tick.C:
@@ -66,10 +81,22 @@ type statusError struct{ code int }
 func (e *statusError) Error() string { return "HTTP " + http.StatusText(e.code) }
 
 type notReadyError struct {
-	base string
-	last error
+	base    string
+	last    error
+	refused bool
 }
 
 func (e *notReadyError) Error() string {
+	if e.refused {
+		return e.base + " refuses connections: " + e.last.Error()
+	}
 	return "no answer from " + e.base + " within " + ReadyTimeout.String() + ": " + e.last.Error()
+}
+
+func (e *notReadyError) Unwrap() error { return e.last }
+
+// Prober is a target that can say, once before any scenario, that it
+// cannot be reached (url:, image:), so that a check stops at once.
+type Prober interface {
+	Probe(ctx context.Context) error
 }

@@ -1,12 +1,15 @@
 package suite_test
 
 import (
+	"bytes"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -139,5 +142,41 @@ func TestEmbeddedData(t *testing.T) {
 	}
 	if !regexp.MustCompile(`^01-`).MatchString(scs[0].Name) {
 		t.Errorf("scenarios not sorted: first is %s", scs[0].Name)
+	}
+}
+
+// TestReportsAreUTF8: long differences of multi-byte text are cut on
+// character boundaries in every report (terminal, Markdown, JUnit, JSON).
+func TestReportsAreUTF8(t *testing.T) {
+	long := strings.Repeat("é漢🙂", 300)
+	diffs := suite.Compare(map[string]any{"out": long}, map[string]any{"out": long + "x"})
+	if len(diffs) != 1 {
+		t.Fatalf("diffs: %+v", diffs)
+	}
+	res := []suite.Result{{Scenario: "01-pure", Verdict: suite.Fail, Diffs: diffs, Logs: string([]byte(long)[:7])}}
+	var term, md, junit, js bytes.Buffer
+	suite.WriteDetails(&term, res)
+	suite.WriteMarkdown(&md, "ref", res)
+	if err := suite.WriteJUnit(&junit, "ref", res); err != nil {
+		t.Fatal(err)
+	}
+	if err := suite.WriteJSON(&js, "ref", res); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"terminal": term.Bytes(), "markdown": md.Bytes(), "junit": junit.Bytes(), "json": js.Bytes()} {
+		if !utf8.Valid(b) {
+			t.Errorf("%s report is not valid UTF-8", name)
+		}
+	}
+	if err := xml.Unmarshal(junit.Bytes(), new(struct{})); err != nil {
+		t.Errorf("JUnit does not parse: %v", err)
+	}
+	if !strings.Contains(md.String(), "**0 passed, 1 failed, 0 accepted, 0 errors**") {
+		t.Errorf("Markdown lacks its totals line:\n%s", md.String())
+	}
+	for i := 0; i < 10; i++ {
+		if c := suite.Clip(long, i); !utf8.ValidString(c) {
+			t.Errorf("Clip(%d) = %q", i, c)
+		}
 	}
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckUnreachableURLFailsAtOnce: a url: target that refuses
+// connections is said to be so once, naming the connection error, and no
+// scenario runs.
+func TestCheckUnreachableURLFailsAtOnce(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := dispatch(context.Background(), []string{"check", "--target", "url:http://127.0.0.1:1"}, &out, &errs)
+	if code != exitCannotRun {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitCannotRun, out.String(), errs.String())
+	}
+	if n := strings.Count(errs.String(), "connection refused"); n != 1 || out.Len() != 0 {
+		t.Fatalf("want one line naming the refused connection and no scenario, got stdout %q stderr %q", out.String(), errs.String())
+	}
+}
+
+// TestCheckOutputPathsFirst: report folders are made before the run; a
+// path that cannot be written fails before any scenario runs.
+func TestCheckOutputPathsFirst(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := dispatch(context.Background(), []string{"check", "--run", "03-status", "--junit", filepath.Join(file, "x.xml")}, &out, &errs)
+	if code != exitCannotRun || out.Len() != 0 || !strings.Contains(errs.String(), "--junit") {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 2 before any scenario, naming --junit", code, out.String(), errs.String())
+	}
+	out.Reset()
+	errs.Reset()
+	junit := filepath.Join(dir, "new", "deeper", "junit.xml")
+	report := filepath.Join(dir, "md", "summary.md")
+	js := filepath.Join(dir, "json", "r.json")
+	code = dispatch(context.Background(), []string{"check", "--run", "03-status", "--junit", junit, "--report", report, "--json", js}, &out, &errs)
+	if code != exitParity {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errs.String())
+	}
+	for _, p := range []string{junit, report, js} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	// Each result is printed once: the progress line is the table.
+	if n := strings.Count(out.String(), "03-status"); n != 1 {
+		t.Errorf("03-status printed %d times:\n%s", n, out.String())
+	}
+	var rep struct {
+		Results []struct{ Scenario, Verdict string }
+	}
+	data, _ := os.ReadFile(js)
+	if err := json.Unmarshal(data, &rep); err != nil || len(rep.Results) != 1 || rep.Results[0].Verdict != "pass" {
+		t.Errorf("JSON report: %v %s", err, data)
+	}
+}
+
+// TestHelp: --help prints the usage on stdout with the shared header and
+// exits 0; check's lists its exit codes.
+func TestHelp(t *testing.T) {
+	for _, sub := range []string{"check", "diff", "serve-ref"} {
+		for _, flag := range []string{"--help", "-h", "-help"} {
+			var out, errs bytes.Buffer
+			code := dispatch(context.Background(), []string{sub, flag}, &out, &errs)
+			if code != 0 || !strings.HasPrefix(out.String(), "usage: mcpparity "+sub+" ") || errs.Len() != 0 {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q", sub, flag, code, out.String(), errs.String())
+			}
+		}
+	}
+	var out bytes.Buffer
+	dispatch(context.Background(), []string{"check", "--help"}, &out, &out)
+	for _, want := range []string{"exit codes:", "0  parity", "1  divergence", "2  could not run"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("check --help lacks %q", want)
+		}
+	}
+	out.Reset()
+	if code := dispatch(context.Background(), []string{"--help"}, &out, &out); code != 0 || !strings.Contains(out.String(), "check") {
+		t.Errorf("mcpparity --help: exit %d\n%s", code, out.String())
+	}
+}

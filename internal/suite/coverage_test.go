@@ -1,0 +1,29 @@
+package suite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// TestRulesCoverage keeps docs/rules-coverage.md equal to the table made
+// from the scenarios' step rules, and every rule tested by some step.
+func TestRulesCoverage(t *testing.T) {
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := suite.CoverageTable(scs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs("../../docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := goldie.New(t, goldie.WithFixtureDir(dir), goldie.WithNameSuffix(".md"))
+	g.Assert(t, "rules-coverage", []byte(table))
+}
