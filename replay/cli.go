@@ -49,6 +49,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	maxLine := fs.Int("max-line", DefaultMaxLineBytes, "stdio: longest client line in bytes; a longer one is dropped and answered with an error")
 	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "HTTP: live sessions kept; past it the least recently used is evicted (its client gets 404)")
 	faultsOnce := fs.String("faults-once", "", "apply the faults only in the first process that creates this marker file")
+	whileLocked := fs.String("while-locked", "", "end as soon as no other process holds a lock on this file (the harness that started the run is gone)")
 	var faults, headers, ignores, envs replayList
 	fs.Var(&envs, "require-env", "stdio: an environment variable the server must get, repeatable: NAME=VALUE")
 	fs.Var(&faults, "fault", "fault to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]]")
@@ -136,6 +137,12 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		defer f.Close() // the lock ends with the process anyway
 	}
+	if *whileLocked != "" {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go watchLock(ctx, *whileLocked, stop)
+	}
 	var rep Report
 	died := false
 	if *stdio {
@@ -194,7 +201,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 1
 	}
 	if linger > 0 {
-		time.Sleep(linger) // alive past the end of its input
+		sleep(ctx, linger) // alive past the end of its input
 	}
 	if died || !rep.Clean() || len(rep.EnvMismatches) > 0 {
 		return 1
@@ -263,4 +270,22 @@ func envMismatches(reqs []string) []string {
 		}
 	}
 	return out
+}
+
+// watchLock calls gone once no other process holds a lock on path (or the
+// file is gone), until ctx ends. A flock is seen across PID namespaces.
+func watchLock(ctx context.Context, path string, gone func()) {
+	for sleep(ctx, 100*time.Millisecond) {
+		f, err := os.Open(path)
+		if err != nil {
+			gone()
+			return
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		f.Close() // also releases a lock just taken
+		if err == nil {
+			gone()
+			return
+		}
+	}
 }

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestCheckUnreachableURLFailsAtOnce: a url: target that refuses
@@ -87,4 +92,72 @@ func TestHelp(t *testing.T) {
 	if code := dispatch(context.Background(), []string{"--help"}, &out, &out); code != 0 || !strings.Contains(out.String(), "check") {
 		t.Errorf("mcpparity --help: exit %d\n%s", code, out.String())
 	}
+}
+
+// TestKilledCheckLeavesNothing: after kill -9 of check, its cmd target and
+// the servers that target started end with it.
+func TestKilledCheckLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs check as a process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := "MCPPARITY_TEST_MARK=" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	cmd := exec.Command(exe, "check", "--run", "07-routes",
+		"--target", "cmd:"+exe+" serve-ref --addr {addr} --state {state} --workspace {workspace}")
+	cmd.Env = append(os.Environ(), mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// 07-routes starts stdio servers held in their handshake: wait for one.
+	deadline := time.Now().Add(60 * time.Second)
+	for len(marked(mark)) < 3 {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the check did not start its target and servers: %v", marked(mark))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		left := marked(mark)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			var names []string
+			for _, pid := range left {
+				cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+				names = append(names, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("processes left behind by a killed check:\n%s", strings.Join(names, "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// marked lists the processes whose environment holds mark.
+func marked(mark string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(env, []byte(mark)) {
+			if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && bytes.Contains(stat, []byte(") Z ")) {
+				continue // a zombie has ended
+			}
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -88,6 +88,20 @@ func locked(path string) (bool, error) {
 	return false, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }
 
+// holdLock creates path and holds an exclusive lock on it until the file
+// is closed.
+func holdLock(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // reap kills the stdio replay processes of name still running (a target
 // that left them behind, or a harness stopped early). Their pids are those
 // of this PID namespace unless the target ran in a container, where the

@@ -21,6 +21,7 @@ type running struct {
 	replays  map[string]*replay.Replay
 	received map[string]*received // HTTP replays: messages received
 	stdio    map[string]string    // name → report folder of its processes
+	lock     string               // held while the scenario runs
 	closers  []func()
 }
 
@@ -28,7 +29,15 @@ type running struct {
 // that runs this harness's replay subcommand (stdio replays).
 func startServers(s *Scenario, harness []string, workspace, reports string) (*running, error) {
 	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
-		received: map[string]*received{}, stdio: map[string]string{}}
+		received: map[string]*received{}, stdio: map[string]string{}, lock: filepath.Join(reports, "harness.lock")}
+	// While the harness runs the scenario it holds this lock; a stdio
+	// replay ends as soon as it is released, so that a killed harness
+	// leaves no replay behind (not even a lingering one).
+	held, err := holdLock(r.lock)
+	if err != nil {
+		return nil, err
+	}
+	r.closers = append(r.closers, func() { held.Close() })
 	barriers := map[string]int{}
 	for _, sv := range s.Servers {
 		if sv.Barrier != "" {
@@ -73,7 +82,7 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		}
 		r.stdio[name] = dir
 		argv := append([]string{}, harness...)
-		argv = append(argv, "replay", "--stdio", "--fixture", sv.Replay, "--report-dir", dir)
+		argv = append(argv, "replay", "--stdio", "--fixture", sv.Replay, "--report-dir", dir, "--while-locked", r.lock)
 		for _, f := range sv.Faults {
 			argv = append(argv, "--fault", f)
 		}

@@ -35,6 +35,7 @@ func (t *CmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	logs := &capped{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithHarness(cmd.SysProcAttr)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("target did not start: %w", err)
 	}
