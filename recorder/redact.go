@@ -259,9 +259,32 @@ func newReplacer(secrets []string, sessions map[string]string) *replacer {
 	for _, k := range keys {
 		r.olds = append(r.olds, []byte(k))
 		r.repls = append(r.repls, m[k])
-		r.form = r.form || strings.Contains(k, " ")
 	}
+	r.form = needsForm(keys)
 	return r
+}
+
+// needsForm says whether a value holds a space that no other value inside
+// it avoids: only then is form-encoding ('+' for a space) decoded ("Bearer
+// tok" needs none, "tok" is found in "Bearer+tok"), which spares a copy of
+// every string holding a '+' (base64 data).
+func needsForm(values []string) bool {
+	for _, v := range values {
+		if !strings.Contains(v, " ") {
+			continue
+		}
+		covered := false
+		for _, w := range values {
+			if w != "" && !strings.Contains(w, " ") && strings.Contains(v, w) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return true
+		}
+	}
+	return false
 }
 
 // hit is a source range to replace.
@@ -417,19 +440,20 @@ func isSessionPlaceholder(s string) bool {
 // fixture: in its bytes, or in any decoding of any of its strings.
 func survives(data []byte, secrets []string) bool {
 	var checked [][]byte
-	form := false
+	var long []string
 	for _, s := range secrets {
 		if len(s) >= minCheckedSecret {
-			form = form || strings.Contains(s, " ")
 			if bytes.Contains(data, []byte(s)) {
 				return true
 			}
 			checked = append(checked, []byte(s))
+			long = append(long, s)
 		}
 	}
 	if len(checked) == 0 {
 		return false
 	}
+	form := needsForm(long)
 	found := false
 	eachString(data, func(i, j int) {
 		if found {
