@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -106,7 +104,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	// Output files are opened before anything runs: a bad path costs
 	// nothing.
-	outs, err := openReports(*junit, *report, *jsonOut)
+	outs, err := openFiles(map[string]string{"junit": *junit, "report": *report, "json": *jsonOut})
 	if err != nil {
 		fmt.Fprintf(stderr, "check: %v\n", err)
 		return exitCannotRun
@@ -122,7 +120,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
 	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, stdout)
 	suite.WriteDetails(stdout, results)
-	if err := outs.write(cfg.Target.Name(), results); err != nil {
+	name := cfg.Target.Name()
+	if err := outs.write(map[string]func(io.Writer) error{
+		"junit":  func(w io.Writer) error { return suite.WriteJUnit(w, name, results) },
+		"report": func(w io.Writer) error { suite.WriteMarkdown(w, name, results); return nil },
+		"json":   func(w io.Writer) error { return suite.WriteJSON(w, name, results) },
+	}); err != nil {
 		fmt.Fprintf(stderr, "check: %v\n", err)
 		return exitCannotRun
 	}
@@ -141,71 +144,6 @@ exit codes:
   0  parity: every scenario passed (accepted deviations included)
   1  divergence: the target behaved differently; the report names the scenario, step and field
   2  could not run: bad flags or target file, a target that does not start, a harness error`
-
-// reportFiles are the output files of check, opened before the run.
-type reportFiles struct {
-	junit, markdown, json *os.File
-}
-
-func openReports(junit, markdown, jsonOut string) (*reportFiles, error) {
-	r := &reportFiles{}
-	open := func(flagName, path string, f **os.File) error {
-		if path == "" {
-			return nil
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("--%s: %w", flagName, err)
-		}
-		h, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("--%s: %w", flagName, err)
-		}
-		*f = h
-		return nil
-	}
-	for _, o := range []struct {
-		flag, path string
-		f          **os.File
-	}{{"junit", junit, &r.junit}, {"report", markdown, &r.markdown}, {"json", jsonOut, &r.json}} {
-		if err := open(o.flag, o.path, o.f); err != nil {
-			r.abort()
-			return nil, err
-		}
-	}
-	return r, nil
-}
-
-// write writes every report and closes its file.
-func (r *reportFiles) write(target string, results []suite.Result) error {
-	write := func(flagName string, f **os.File, fn func(io.Writer) error) error {
-		if *f == nil {
-			return nil
-		}
-		err := fn(*f)
-		if cerr := (*f).Close(); err == nil {
-			err = cerr
-		}
-		*f = nil
-		if err != nil {
-			return fmt.Errorf("--%s: %w", flagName, err)
-		}
-		return nil
-	}
-	return errors.Join(
-		write("junit", &r.junit, func(w io.Writer) error { return suite.WriteJUnit(w, target, results) }),
-		write("report", &r.markdown, func(w io.Writer) error { suite.WriteMarkdown(w, target, results); return nil }),
-		write("json", &r.json, func(w io.Writer) error { return suite.WriteJSON(w, target, results) }),
-	)
-}
-
-// abort closes what is still open (a run that did not finish).
-func (r *reportFiles) abort() {
-	for _, f := range []*os.File{r.junit, r.markdown, r.json} {
-		if f != nil {
-			f.Close()
-		}
-	}
-}
 
 func runDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("diff", "--a T1 --b T2 [--run RE]", stdout, stderr, `

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+func init() {
+	register("matrix", "run the scenarios against several implementations side by side (table, Markdown, HTML)", runMatrix)
+}
+
+// DefaultPortFile is the TypeScript port's target file, part of the
+// default matrix when it is there.
+const DefaultPortFile = "ports/typescript/target.yaml"
+
+// listFlag collects a repeated string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("matrix", "[--target T]... [--target-file F]... [flags]", stdout, stderr, `
+The implementations are ref and `+DefaultPortFile+` (when it is there), then
+every --target and --target-file, in order; --no-defaults keeps only those.
+exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not run`)
+	var targets, files listFlag
+	fs.Var(&targets, "target", "a target to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
+	fs.Var(&files, "target-file", "a target file to add, repeatable")
+	noDefaults := fs.Bool("no-defaults", false, "leave out ref and the TypeScript port")
+	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	markdown := fs.String("markdown", "", "write the matrix as Markdown to this file")
+	html := fs.String("html", "", "write the matrix as one self-contained HTML page to this file")
+	jsonOut := fs.String("json", "", "write the matrix as JSON to this file")
+	if code, done := parseFlags(fs, args, stderr); done {
+		return code
+	}
+	type impl struct{ name, spec, file string }
+	var impls []impl
+	if !*noDefaults {
+		impls = append(impls, impl{name: "ref", spec: "ref"})
+		if _, err := os.Stat(DefaultPortFile); err == nil {
+			impls = append(impls, impl{name: "typescript", file: DefaultPortFile})
+		}
+	}
+	for _, t := range targets {
+		name, spec := implName(t)
+		impls = append(impls, impl{name: name, spec: spec})
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		if name == "target" {
+			name = filepath.Base(filepath.Dir(f))
+		}
+		impls = append(impls, impl{name: name, file: f})
+	}
+	if len(impls) == 0 {
+		fmt.Fprintln(stderr, "matrix: no implementation (see --help)")
+		return exitCannotRun
+	}
+	base, scs, run, err := setup(*runExpr)
+	if err != nil {
+		fmt.Fprintf(stderr, "matrix: %v\n", err)
+		return exitCannotRun
+	}
+	scs = suite.Select(scs, run)
+	if len(scs) == 0 {
+		fmt.Fprintf(stderr, "matrix: no scenario matches --run %q\n", *runExpr)
+		return exitCannotRun
+	}
+	outs, err := openFiles(map[string]string{"markdown": *markdown, "html": *html, "json": *jsonOut})
+	if err != nil {
+		fmt.Fprintf(stderr, "matrix: %v\n", err)
+		return exitCannotRun
+	}
+	defer outs.abort()
+	m := &suite.Matrix{}
+	for _, s := range scs {
+		m.Scenarios = append(m.Scenarios, s.Name)
+	}
+	for _, im := range impls {
+		cfg := *base
+		col := suite.Column{Name: im.name, Target: im.spec}
+		devs, err := targetConfig(&cfg, im.spec, im.file)
+		if err == nil {
+			col.Target = cfg.Target.Name()
+			if p, ok := cfg.Target.(suite.Prober); ok {
+				err = p.Probe(ctx)
+			}
+		}
+		if err != nil {
+			col.Err = err.Error()
+			fmt.Fprintf(stdout, "%s: could not run: %v\n", im.name, err)
+			m.Columns = append(m.Columns, col)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", im.name, col.Target)
+		col.Results = suite.Check(ctx, cfg, scs, suite.EmbeddedGolden, devs, nil)
+		fmt.Fprintf(stdout, "  %s\n", suite.Totals(col.Results))
+		m.Columns = append(m.Columns, col)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	fmt.Fprintln(stdout)
+	suite.WriteMatrixText(stdout, m)
+	if err := outs.write(map[string]func(io.Writer) error{
+		"markdown": func(w io.Writer) error { suite.WriteMatrixMarkdown(w, m); return nil },
+		"html":     func(w io.Writer) error { return suite.WriteMatrixHTML(w, m) },
+		"json":     func(w io.Writer) error { return writeJSON(w, m) },
+	}); err != nil {
+		fmt.Fprintf(stderr, "matrix: %v\n", err)
+		return exitCannotRun
+	}
+	switch diverged, errored := m.Failed(); {
+	case errored:
+		return exitCannotRun
+	case diverged:
+		return exitDiverged
+	}
+	return exitParity
+}
+
+// implName reads "[NAME=]SPEC"; without a name, a short one is made from
+// the spec (cmd: the command's base name).
+func implName(arg string) (name, spec string) {
+	if n, rest, ok := strings.Cut(arg, "="); ok && !strings.Contains(n, ":") && n != "" {
+		return n, rest
+	}
+	kind, rest, _ := strings.Cut(arg, ":")
+	if kind == "cmd" {
+		if argv, err := suite.SplitCommand(rest); err == nil {
+			return "cmd:" + filepath.Base(argv[0]), arg
+		}
+	}
+	return arg, arg
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// outputFiles are the report files of a command, named by their flag,
+// opened (their folders made) before the command runs: a bad path costs
+// nothing.
+type outputFiles struct {
+	files map[string]*os.File
+}
+
+// openFiles opens the files of paths (flag → path; empty paths skipped).
+func openFiles(paths map[string]string) (*outputFiles, error) {
+	o := &outputFiles{files: map[string]*os.File{}}
+	for _, name := range sortedNames(paths) {
+		path := paths[name]
+		if path == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			o.abort()
+			return nil, fmt.Errorf("--%s: %w", name, err)
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			o.abort()
+			return nil, fmt.Errorf("--%s: %w", name, err)
+		}
+		o.files[name] = f
+	}
+	return o, nil
+}
+
+// write writes each open file with its writer and closes it.
+func (o *outputFiles) write(writers map[string]func(io.Writer) error) error {
+	var errs []error
+	for _, name := range sortedNames(o.files) {
+		f := o.files[name]
+		err := writers[name](f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		delete(o.files, name)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--%s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// abort closes what is still open (a run that did not finish).
+func (o *outputFiles) abort() {
+	for _, f := range o.files {
+		f.Close()
+	}
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
