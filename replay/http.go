@@ -252,17 +252,12 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	key += requestHostKey(req)
-	// hold applies the request's delay, then its barrier.
-	var delay time.Duration
-	hold := func() bool {
-		if delay > 0 && !sleep(req.Context(), delay) {
-			return false
-		}
-		return r.e.holds.wait(req.Context(), in.Method)
-	}
+	// hold applies the request's delay, holds and barrier.
+	var h held
+	hold := func() bool { return r.e.hold(req.Context(), in.Method, h) }
 	if in.isRequest() {
 		var f Fault
-		f, delay = r.e.faults.onRequest(in.Method)
+		f, h = r.e.faults.onRequest(in.Method)
 		if f.Kind != "" {
 			if hold() {
 				r.e.fired(f, label(in.Method, tree))

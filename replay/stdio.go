@@ -297,18 +297,13 @@ func (s *stdioConn) handle(line []byte) error {
 	}
 	var delay func() bool
 	if in.isRequest() {
-		f, d := e.faults.onRequest(in.Method)
+		f, h := e.faults.onRequest(in.Method)
 		if f.Kind == FaultDie || f.Kind == FaultCutStream {
 			e.fired(f, label(in.Method, tree))
 			return ErrDied
 		}
 		method := in.Method
-		delay = func() bool {
-			if d > 0 && !sleep(s.holdCtx, d) {
-				return false
-			}
-			return e.holds.wait(s.holdCtx, method)
-		}
+		delay = func() bool { return e.hold(s.holdCtx, method, h) }
 	}
 	it := e.take(key)
 	if it == nil {
