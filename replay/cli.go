@@ -126,10 +126,15 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		// ends what it started, P2).
 		// The file stays locked while the process lives, which another
 		// process can test across PID namespaces (a container target).
+		// It is locked under another name, then renamed: a pid file is
+		// never seen unlocked while its process lives.
 		pidFile := filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".pid")
-		f, err := os.Create(pidFile)
+		f, err := os.Create(pidFile + ".new")
 		if err == nil {
 			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		}
+		if err == nil {
+			err = os.Rename(pidFile+".new", pidFile)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
