@@ -8,7 +8,10 @@ IMAGE ?= mcpparity-ref:latest
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/mcpparity
 
+# go.mod and go.sum must be tidy: go mod tidy -diff prints what it would
+# change and fails.
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 
 # The test command of the README and of CI.
