@@ -1,3 +1,4 @@
+SHELL := /bin/bash
 GO ?= go
 BIN ?= bin/mcpparity
 
@@ -14,9 +15,12 @@ vet:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 
-# The test command of the README and of CI.
+# The test command of the README and of CI: every package under the race
+# detector, never from the test cache, with a line for each package and
+# top-level test as it ends (internal/testprogress) and the whole output of
+# what fails.
 test: vet
-	$(GO) test -race -count=1 -timeout 20m ./...
+	set -o pipefail; $(GO) test -race -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testprogress
 
 # The main job: the conformance check against the embedded reference.
 check:
