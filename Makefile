@@ -1,3 +1,4 @@
+SHELL := /bin/bash
 GO ?= go
 BIN ?= bin/mcpparity
 
@@ -8,12 +9,18 @@ IMAGE ?= mcpparity-ref:latest
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/mcpparity
 
+# go.mod and go.sum must be tidy: go mod tidy -diff prints what it would
+# change and fails.
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 
-# The test command of the README and of CI.
+# The test command of the README and of CI: every package under the race
+# detector, never from the test cache, with a line for each package and
+# top-level test as it ends (internal/testprogress) and the whole output of
+# what fails.
 test: vet
-	$(GO) test -race -count=1 -timeout 20m ./...
+	set -o pipefail; $(GO) test -race -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testprogress
 
 # The main job: the conformance check against the embedded reference.
 check:

@@ -2,15 +2,18 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
 
 // Recording is raw captured traffic, before normalization: HTTP exchanges
@@ -25,7 +28,11 @@ type Recording struct {
 type Config struct {
 	// Name of the recording (manifest.name), required.
 	Name string
-	// SDKModule and SDKVersion name the server's SDK (see GoSDK).
+	// SDKModule and SDKVersion name the server's SDK (see GoSDK), for
+	// manifest.sdkModule and sdkVersion. When both are empty and the server
+	// announces itself as the harness's own (sdkserver.Name), the go-sdk
+	// linked into this binary is written; otherwise they stay empty: the
+	// SDK of another server is not guessed (manifest.server says who it is).
 	SDKModule  string
 	SDKVersion string
 	// Headers names the configured request headers: they are kept in the
@@ -85,6 +92,10 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	if err := fillManifest(&f.Manifest, msgs); err != nil {
 		return nil, err
 	}
+	if m := &f.Manifest; m.SDKModule == "" && m.SDKVersion == "" &&
+		(m.Server == sdkserver.Name || strings.HasPrefix(m.Server, sdkserver.Name+"/")) {
+		m.SDKModule, m.SDKVersion = GoSDK()
+	}
 	if err := f.Check(); err != nil {
 		return nil, fmt.Errorf("recorder: built fixture is invalid: %w", err)
 	}
@@ -92,17 +103,17 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recorder: encoding the fixture: %w", err)
 	}
-	for _, s := range secrets {
-		if len(s) >= minCheckedSecret && bytes.Contains(data, []byte(s)) {
-			return nil, fmt.Errorf("recorder: a secret value (%d bytes) survived normalization; refusing to build the fixture", len(s))
-		}
+	if survives(data, secrets) {
+		return nil, errors.New("recorder: a secret value survived normalization (as it is, JSON-escaped or percent-encoded); refusing to build the fixture")
 	}
 	return f, nil
 }
 
 // collectSecrets gathers the configured secrets, the Authorization values
-// (whole, and the credentials after the scheme) and the values of configured
-// headers seen in requests.
+// (whole, the credentials after the scheme, and for Basic the decoded
+// user:password and password), the values of configured headers seen in
+// requests, and query values that look like credentials (see
+// secretQueryValue).
 func collectSecrets(rec Recording, cfg Config) []string {
 	var out []string
 	for _, s := range cfg.Secrets {
@@ -118,13 +129,57 @@ func collectSecrets(rec Recording, cfg Config) []string {
 			}
 			for _, part := range strings.Split(v, ", ") {
 				out = append(out, v, part)
-				if _, cred, ok := strings.Cut(part, " "); ok && strings.TrimSpace(cred) != "" {
-					out = append(out, strings.TrimSpace(cred))
+				scheme, cred, ok := strings.Cut(part, " ")
+				if cred = strings.TrimSpace(cred); !ok || cred == "" {
+					continue
+				}
+				out = append(out, cred)
+				if strings.EqualFold(scheme, "Basic") {
+					if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+						out = append(out, string(dec))
+						if _, pass, ok := strings.Cut(string(dec), ":"); ok && pass != "" {
+							out = append(out, pass)
+						}
+					}
+				}
+			}
+		}
+		_, query, _ := strings.Cut(ex.Request.Path, "?")
+		for _, kv := range strings.Split(query, "&") {
+			name, value, _ := strings.Cut(kv, "=")
+			if secretQueryValue(name, value) {
+				out = append(out, value)
+				if dec, err := url.QueryUnescape(value); err == nil {
+					out = append(out, dec)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// credentialWords mark a query parameter whose value is a secret.
+var credentialWords = []string{"key", "token", "secret", "auth", "pass", "pwd", "sig", "cred", "session", "code", "jwt", "bearer", "cookie"}
+
+// secretQueryValue says whether a query value is a secret everywhere in the
+// recording (every query value is replaced in request.path anyway): the
+// parameter's name holds a credential word, or the value has 16 bytes or
+// more (an opaque token). Shorter values of other names (v=2, mode=json)
+// are not looked for elsewhere; declare them with --secret if needed.
+func secretQueryValue(name, value string) bool {
+	if value == "" {
+		return false
+	}
+	if len(value) >= 16 {
+		return true
+	}
+	name = strings.ToLower(name)
+	for _, w := range credentialWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // answered drops the exchanges that never got an answer (the client left
@@ -180,7 +235,7 @@ func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowe
 		Seq: ex.Seq,
 		Request: fixtures.Request{
 			Method:  ex.Request.Method,
-			Path:    r.text(ex.Request.Path),
+			Path:    r.path(ex.Request.Path),
 			Headers: filterHeaders(ex.Request.Headers, reqAllowed, r),
 			Body:    r.json(ex.Request.Body),
 		},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/shlex"
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
 
 // listFlag collects a repeatable string flag.
@@ -24,41 +25,73 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
+// proxyFlags are the flags of `mcpparity record --upstream…`.
+type proxyFlags struct {
+	fs                               *flag.FlagSet
+	upstream, upstreamCmd, listen    *string
+	out, name, sdkModule, sdkVersion *string
+	secrets, headers                 listFlag
+}
+
+func newProxyFlags(w io.Writer) *proxyFlags {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(w)
+	p := &proxyFlags{fs: fs}
+	p.upstream = fs.String("upstream", "", "URL of the server's Streamable HTTP endpoint: the recorder is then an HTTP proxy in front of it")
+	p.upstreamCmd = fs.String("upstream-cmd", "", "command line of a stdio server: the recorder runs it and speaks stdio on its own stdin/stdout")
+	p.listen = fs.String("listen", "127.0.0.1:0", "listen address of the HTTP proxy (the bound address is the first line on stdout)")
+	p.out = fs.String("out", "", "fixture file to write (required)")
+	p.name = fs.String("name", "", "manifest.name (default: the base name of --out)")
+	p.sdkModule = fs.String("sdk-module", "", "the server's SDK, written to manifest.sdkModule and shown in the closing line, nothing else: the replay\n"+
+		"never reads it (the server's own identity is manifest.server, from its serverInfo). Default: the go-sdk\n"+
+		"linked into this binary when the server announces itself as "+sdkserver.Name+", else empty (unknown)")
+	p.sdkVersion = fs.String("sdk-version", "", "the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
+	fs.Var(&p.secrets, "secret", "a secret value never to be written, e.g. a configured env value (repeatable)")
+	fs.Var(&p.headers, "header", "a configured request header: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
+	return p
+}
+
+// PrintProxyUsage writes the usage and flags of `mcpparity record
+// --upstream…` to w.
+func PrintProxyUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: mcpparity record (--upstream URL | --upstream-cmd CMD) --out FILE [flags]")
+	fmt.Fprintln(w, "  the recorder as a standalone proxy for any client and server; the fixture is written when the")
+	fmt.Fprintln(w, "  client ends its session (HTTP DELETE, stdin EOF) or on interrupt")
+	p := newProxyFlags(w)
+	p.fs.PrintDefaults()
+}
+
 // ProxyMain implements `mcpparity record --upstream…`: the recorder as a standalone
 // proxy in front of an HTTP server (--upstream) or as the stdio server
 // command of a client, running the real server (--upstream-cmd). The fixture
 // is written when the client ends its session (HTTP DELETE, stdin EOF) or on
-// ctx cancellation.
+// ctx cancellation. Flags take one or two dashes; -h prints the usage on
+// stdout.
 func ProxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	upstream := fs.String("upstream", "", "URL of the server's Streamable HTTP endpoint")
-	upstreamCmd := fs.String("upstream-cmd", "", "command line of a stdio server; the recorder then speaks stdio on its own stdin/stdout")
-	listen := fs.String("listen", "127.0.0.1:0", "listen address of the HTTP proxy")
-	out := fs.String("out", "", "fixture file to write (required)")
-	name := fs.String("name", "", "manifest name (default: the base name of --out)")
-	defModule, defVersion := GoSDK()
-	sdkModule := fs.String("sdk-module", defModule, "module of the server's SDK, for the manifest")
-	sdkVersion := fs.String("sdk-version", defVersion, "version of the server's SDK, for the manifest")
-	var secrets, headers listFlag
-	fs.Var(&secrets, "secret", "a secret value never to be written, e.g. a configured env value (repeatable)")
-	fs.Var(&headers, "header", "a configured request header: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	pf := newProxyFlags(io.Discard)
+	if err := pf.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			PrintProxyUsage(stdout)
+			return 0
+		}
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		PrintProxyUsage(stderr)
 		return 2
 	}
-	if (*upstream == "") == (*upstreamCmd == "") || *out == "" || fs.NArg() > 0 {
+	upstream, upstreamCmd, out, name := pf.upstream, pf.upstreamCmd, pf.out, pf.name
+	if (*upstream == "") == (*upstreamCmd == "") || *out == "" || pf.fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "record: give exactly one of --upstream URL and --upstream-cmd CMD, and --out FILE")
 		return 2
 	}
 	if *name == "" {
 		*name = strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out))
 	}
-	cfg := Config{Name: *name, SDKModule: *sdkModule, SDKVersion: *sdkVersion, Headers: headers, Secrets: secrets}
+	cfg := Config{Name: *name, SDKModule: *pf.sdkModule, SDKVersion: *pf.sdkVersion, Headers: pf.headers, Secrets: pf.secrets}
 
 	var rec Recording
 	var err error
 	if *upstream != "" {
-		rec, err = recordHTTP(ctx, *upstream, *listen, stdout, stderr)
+		rec, err = recordHTTP(ctx, *upstream, *pf.listen, stdout, stderr)
 	} else {
 		rec, err = recordStdio(ctx, *upstreamCmd, stdin, stdout, stderr)
 	}
@@ -76,7 +109,12 @@ func ProxyMain(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return 1
 	}
 	n := len(f.HTTP) + len(f.Stdio)
-	fmt.Fprintf(stderr, "record: wrote %s (%d %s, %d tools)\n", *out, n, map[bool]string{true: "exchanges", false: "lines"}[f.HTTP != nil], f.Manifest.ToolCount)
+	sdk := "unknown (--sdk-module)"
+	if m := f.Manifest; m.SDKModule != "" {
+		sdk = strings.TrimSpace(m.SDKModule + " " + m.SDKVersion)
+	}
+	fmt.Fprintf(stderr, "record: wrote %s (%d %s, %d tools; server %s; sdk %s)\n", *out, n,
+		map[bool]string{true: "exchanges", false: "lines"}[f.HTTP != nil], f.Manifest.ToolCount, f.Manifest.Server, sdk)
 	return 0
 }
 

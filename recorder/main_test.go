@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(runStdioServer())
 	case "write-fixture":
 		os.Exit(runWriteFixture())
+	case "foreign-server":
+		os.Exit(runForeignServer())
 	}
 	goleak.VerifyTestMain(m)
 }
@@ -63,6 +66,33 @@ func dieOnCall(r io.Reader) io.Reader {
 		}
 	}()
 	return pr
+}
+
+// runForeignServer answers like a server that is not the go-sdk one: a
+// fixed serverInfo and one tool, one answer per request line, until stdin
+// ends.
+func runForeignServer() int {
+	br := bufio.NewReader(os.Stdin)
+	for {
+		line, err := br.ReadString('\n')
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal([]byte(line), &msg) == nil && msg.ID != nil {
+			result := `{}`
+			switch msg.Method {
+			case "initialize":
+				result = `{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"mcp-servers/everything","version":"2.0.0"}}`
+			case "tools/list":
+				result = `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`
+			}
+			fmt.Printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n", msg.ID, result)
+		}
+		if err != nil {
+			return 0
+		}
+	}
 }
 
 func runWriteFixture() int {

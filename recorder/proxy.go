@@ -157,7 +157,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpparity record: reading the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ex := p.arrive(r, body)
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	ownHost, ownOrigin := fixtures.OwnHost(r.Host, local), fixtures.OwnOrigin(r.Header.Get("Origin"), local)
+	ex := p.arrive(r, body, ownHost, ownOrigin)
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -175,6 +177,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	copyHeaders(out.Header, r.Header)
 	out.Header.Del("Accept-Encoding") // the transport negotiates and decodes gzip itself
+	// The upstream sees what it would see called directly: a Host or
+	// Origin naming this proxy names the upstream, any other is forwarded
+	// as the client sent it (a server may answer it otherwise: 403).
+	if !ownHost {
+		out.Host = r.Host
+	}
+	if r.Header.Get("Origin") != "" && ownOrigin {
+		out.Header.Set("Origin", p.upstream.Scheme+"://"+p.upstream.Host)
+	}
 
 	resp, err := p.client.Do(out)
 	if err != nil {
@@ -203,16 +214,27 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // arrive numbers the request and records it. Its Seq is from then on the
-// "last arrived" request for events read on any stream.
-func (p *Proxy) arrive(r *http.Request, body []byte) *fixtures.Exchange {
+// "last arrived" request for events read on any stream. Host and Origin
+// are kept only when they do not name the proxy (fixtures.OwnHost).
+func (p *Proxy) arrive(r *http.Request, body []byte, ownHost, ownOrigin bool) *fixtures.Exchange {
 	path := r.URL.EscapedPath()
 	if r.URL.RawQuery != "" {
 		path += "?" + r.URL.RawQuery
 	}
+	headers := headerMap(r.Header)
+	if ownOrigin {
+		delete(headers, "Origin")
+	}
+	if !ownHost {
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		headers["Host"] = r.Host
+	}
 	ex := &fixtures.Exchange{Request: fixtures.Request{
 		Method:  r.Method,
 		Path:    path,
-		Headers: headerMap(r.Header),
+		Headers: headers,
 		Body:    jsonOrString(body),
 	}}
 	p.mu.Lock()

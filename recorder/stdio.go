@@ -131,23 +131,43 @@ func (s *Stdio) start() (*proc, error) {
 }
 
 func (s *Stdio) serve(ctx context.Context, p *proc, clientIn io.Reader, clientOut io.Writer) error {
-	clientDone := make(chan struct{})
+	// The client's outcome is sent before the server's stdin is closed, so
+	// a server that ends on that EOF is never taken for one that died first.
+	clientDone := make(chan error, 1)
 	go func() {
-		defer close(clientDone)
-		defer p.stdin.Close()
-		s.pump(clientIn, p.stdin, fixtures.DirSend)
+		err := s.pump(clientIn, p.stdin, fixtures.DirSend)
+		clientDone <- err
+		p.stdin.Close()
 	}()
-	exited := make(chan error, 1)
+	type ending struct{ pump, wait error }
+	exited := make(chan ending, 1)
 	go func() {
-		s.pump(p.stdout, clientOut, fixtures.DirRecv)
-		exited <- s.cmd.Wait()
+		err := s.pump(p.stdout, clientOut, fixtures.DirRecv)
+		if err != nil {
+			killGroup(s.cmd) // it may be blocked writing the rest of its line
+		}
+		exited <- ending{err, s.cmd.Wait()}
 	}()
 
 	var stopping error
 	select {
-	case err := <-exited:
-		return fmt.Errorf("recorder: server %s ended before the client did: %s%s", s.name(), exitText(err), s.stderr.suffix())
-	case <-clientDone:
+	case e := <-exited:
+		if e.pump != nil {
+			return e.pump
+		}
+		select {
+		case cerr := <-clientDone:
+			if cerr != nil {
+				return cerr
+			}
+			if e.wait != nil {
+				return fmt.Errorf("recorder: server %s failed after the client closed: %s%s", s.name(), exitText(e.wait), s.stderr.suffix())
+			}
+			return nil
+		default:
+		}
+		return fmt.Errorf("recorder: server %s ended before the client did: %s%s", s.name(), exitText(e.wait), s.stderr.suffix())
+	case stopping = <-clientDone:
 	case <-ctx.Done():
 		stopping = ctx.Err()
 		p.stdin.Close()
@@ -159,19 +179,25 @@ func (s *Stdio) serve(ctx context.Context, p *proc, clientIn io.Reader, clientOu
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case err := <-exited:
+	case e := <-exited:
 		if stopping != nil {
 			return stopping
 		}
-		if err != nil {
-			return fmt.Errorf("recorder: server %s failed after the client closed: %s%s", s.name(), exitText(err), s.stderr.suffix())
+		if e.pump != nil {
+			return e.pump
+		}
+		if e.wait != nil {
+			return fmt.Errorf("recorder: server %s failed after the client closed: %s%s", s.name(), exitText(e.wait), s.stderr.suffix())
 		}
 		return nil
 	case <-t.C:
 		killGroup(s.cmd)
-		<-exited
+		e := <-exited
 		if stopping != nil {
 			return stopping
+		}
+		if e.pump != nil {
+			return e.pump
 		}
 		// Some servers (server-everything) ignore their stdin's end: the
 		// session was complete all the same.
@@ -181,14 +207,26 @@ func (s *Stdio) serve(ctx context.Context, p *proc, clientIn io.Reader, clientOu
 
 // pump copies lines from r to w, recording each before passing it on. A
 // failed write stops the passing, not the reading (a reader is drained so the
-// writer on its other side never blocks).
-func (s *Stdio) pump(r io.Reader, w io.Writer, dir string) {
+// writer on its other side never blocks). It ends at the end of r (nil) or
+// at a line over maxLineBytes, which is neither recorded nor passed on (an
+// error naming the side and the line).
+func (s *Stdio) pump(r io.Reader, w io.Writer, dir string) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	writeOK := true
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > maxLineBytes {
-			return
+	var line []byte
+	for n := 1; ; n++ {
+		line = line[:0]
+		var err error
+		for {
+			chunk, e := br.ReadSlice('\n')
+			line = append(line, chunk...)
+			if len(bytes.TrimRight(line, "\r\n")) > maxLineBytes {
+				return s.tooLong(dir, n)
+			}
+			if e != bufio.ErrBufferFull {
+				err = e
+				break
+			}
 		}
 		if msg := bytes.TrimRight(line, "\r\n"); len(bytes.TrimSpace(msg)) > 0 {
 			s.mu.Lock()
@@ -201,9 +239,18 @@ func (s *Stdio) pump(r io.Reader, w io.Writer, dir string) {
 			}
 		}
 		if err != nil {
-			return
+			return nil
 		}
 	}
+}
+
+func (s *Stdio) tooLong(dir string, n int) error {
+	if dir == fixtures.DirSend {
+		return fmt.Errorf("recorder: the client's line %d is over %d MiB, the limit of one recorded line: "+
+			"it was not passed to server %s, and the recording stopped", n, maxLineBytes>>20, s.name())
+	}
+	return fmt.Errorf("recorder: server %s wrote a line over %d MiB (its line %d), the limit of one recorded line: "+
+		"it was not passed to the client, the server was stopped", s.name(), maxLineBytes>>20, n)
 }
 
 func (s *Stdio) name() string {

@@ -2,10 +2,12 @@ package recorder_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -143,5 +145,69 @@ func TestStdioServerNotFound(t *testing.T) {
 	_, err := newClient().Connect(ctx, s.Transport(), nil)
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/mcp-server") {
 		t.Fatalf("error %v does not name the command", err)
+	}
+}
+
+// longLine reads as one line of n bytes (then a newline), without holding
+// it in memory.
+type longLine struct{ n int }
+
+func (l *longLine) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, io.EOF
+	}
+	i := 0
+	for ; i < len(p) && l.n > 0; i++ {
+		p[i] = 'a'
+		l.n--
+	}
+	if i < len(p) && l.n == 0 {
+		p[i] = '\n'
+		i++
+		l.n = -1
+	}
+	return i, nil
+}
+
+// TestStdioClientLineTooLong: a client line over the limit is named as the
+// cause, not the server (cat, which would echo it).
+func TestStdioClientLineTooLong(t *testing.T) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat on PATH")
+	}
+	s := recorder.NewStdio(exec.Command(cat))
+	s.StopTimeout = time.Second
+	in := io.MultiReader(strings.NewReader(`{"jsonrpc":"2.0","method":"x"}`+"\n"), &longLine{n: 64<<20 + 1})
+	err = s.Run(testContext(t), in, io.Discard)
+	if err == nil {
+		t.Fatal("no error for a client line over 64 MiB")
+	}
+	for _, want := range []string{"client's line 2", "over 64 MiB"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "ended before the client") {
+		t.Errorf("the server is blamed: %v", err)
+	}
+	if lines := s.Recording().Lines; len(lines) == 0 || lines[0].Dir != "send" || len(lines) > 2 {
+		t.Errorf("recorded %+v, want the short line (and maybe its echo)", lines)
+	}
+}
+
+// TestStdioServerLineTooLong: a server line over the limit is named as such
+// and the server is stopped.
+func TestStdioServerLineTooLong(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	s := recorder.NewStdio(exec.Command(sh, "-c", `head -c 67108865 /dev/zero | tr '\0' a; echo; sleep 60`))
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	err = s.Run(testContext(t), inR, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "wrote a line over 64 MiB (its line 1)") {
+		t.Fatalf("error %v does not name the server's long line", err)
 	}
 }

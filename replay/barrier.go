@@ -88,3 +88,22 @@ func (b *barriers) wait(ctx context.Context, method string) bool {
 	}
 	return true
 }
+
+// hold makes a request wait for what h says, then for the barriers; false
+// when ctx ended first.
+func (e *engine) hold(ctx context.Context, method string, h held) bool {
+	if h.delay > 0 && !sleep(ctx, h.delay) {
+		return false
+	}
+	for _, release := range h.releases {
+		for {
+			if _, err := os.Stat(release); err == nil {
+				break
+			}
+			if !sleep(ctx, barrierPoll) {
+				return false
+			}
+		}
+	}
+	return e.holds.wait(ctx, method)
+}

@@ -33,6 +33,11 @@ func (l *replayList) Set(s string) error { *l = append(*l, s); return nil }
 // report shows a problem (unmatched request, header mismatch, missing
 // answer) or a die fault fired, 2 on bad usage or a bad fixture.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A closed stdout or stderr is a write error, never a SIGPIPE that
+	// would end the process before its report is written.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fixture := fs.String("fixture", "", "fixture file, or embedded recording name (e.g. sdk/sse.json)")
@@ -41,6 +46,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	answerTimeout := fs.Duration("answer-timeout", DefaultAnswerTimeout, "wait for the client's answer to a server request")
 	reportFile := fs.String("report", "", "also write the report as JSON to this file")
 	reportDir := fs.String("report-dir", "", "write DIR/<pid>.pid at start, and the report as JSON to DIR/<pid>.json at the end (one pair per process)")
+	maxLine := fs.Int("max-line", DefaultMaxLineBytes, "stdio: longest client line in bytes; a longer one is dropped and answered with an error")
+	maxSessions := fs.Int("max-sessions", DefaultMaxSessions, "HTTP: live sessions kept; past it the least recently used is evicted (its client gets 404)")
 	faultsOnce := fs.String("faults-once", "", "apply the faults only in the first process that creates this marker file")
 	whileLocked := fs.String("while-locked", "", "end as soon as no other process holds a lock on this file (the harness that started the run is gone)")
 	var faults, headers, ignores, envs replayList
@@ -62,7 +69,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		fs.Usage()
 		return 2
 	}
-	opts := Options{AnswerTimeout: *answerTimeout}
+	opts := Options{AnswerTimeout: *answerTimeout, MaxLineBytes: *maxLine, MaxSessions: *maxSessions}
 	for _, s := range faults {
 		f, err := ParseFault(s)
 		if err != nil {
@@ -119,10 +126,15 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		// ends what it started, P2).
 		// The file stays locked while the process lives, which another
 		// process can test across PID namespaces (a container target).
+		// It is locked under another name, then renamed: a pid file is
+		// never seen unlocked while its process lives.
 		pidFile := filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".pid")
-		f, err := os.Create(pidFile)
+		f, err := os.Create(pidFile + ".new")
 		if err == nil {
 			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		}
+		if err == nil {
+			err = os.Rename(pidFile+".new", pidFile)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
@@ -139,7 +151,26 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	var rep Report
 	died := false
 	if *stdio {
-		r, err := ServeStdio(ctx, fx, stdin, stdout, opts)
+		// The replay ends with its client: at the end of stdin, and on
+		// SIGTERM, which the kernel sends when the parent dies (Linux). A
+		// linger fault stays deaf to SIGTERM, as it is meant to (it ends by
+		// itself within maxLinger).
+		sctx := ctx
+		if linger == 0 {
+			var stop context.CancelFunc
+			sctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM)
+			defer stop()
+			if !endWithParent() {
+				fmt.Fprintln(stderr, "mcpparity replay: the parent process is gone")
+				return 1
+			}
+		}
+		r, err := ServeStdio(sctx, fx, stdin, stdout, opts)
+		if sctx.Err() != nil && ctx.Err() == nil {
+			// Terminated: the parent's death signal comes once for each of
+			// its threads; the later ones must not cut the report short.
+			signal.Ignore(syscall.SIGTERM)
+		}
 		if r == nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
 			return 2
@@ -157,16 +188,22 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return code
 		}
 	}
-	fmt.Fprint(stderr, rep.String())
+	// The report file first: a client may have closed stderr already
+	// (mcp-go closes it before stdin), and the harness reads the file.
 	if *reportDir != "" && *reportFile == "" {
 		*reportFile = filepath.Join(*reportDir, strconv.Itoa(os.Getpid())+".json")
 	}
+	wrote := true
 	if *reportFile != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if err := os.WriteFile(*reportFile, append(b, '\n'), 0o644); err != nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
-			return 1
+			wrote = false
 		}
+	}
+	fmt.Fprint(stderr, rep.String())
+	if !wrote {
+		return 1
 	}
 	if linger > 0 {
 		sleep(ctx, linger) // alive past the end of its input

@@ -9,7 +9,9 @@
 // and its params compared as JSON (key order and spacing do not matter;
 // absent params, null and {} are equal), after removing the ignore paths
 // (Options.IgnorePaths, default params._meta and params.clientInfo.version).
-// Ids are not compared: the answer carries the client's id. Identical
+// Ids are not compared: the answer carries the client's id. An HTTP POST
+// is also matched on its Host and Origin when they do not name the replay
+// (fixtures.OwnHost) and the recording kept them (a DNS-rebinding probe). Identical
 // messages are replayed in recorded order (one queue per match key); past
 // the end of a queue the last recorded answer repeats (Report.Repeated
 // counts it). The client's answers to server requests (pings, roots/list)
@@ -47,4 +49,21 @@
 //
 // Every problem is listed in the Report; recorded interactions never used
 // are listed as Unused.
+//
+// # Limits and lifetime
+//
+//   - A stdio line from the client is at most Options.MaxLineBytes (8 MiB,
+//     --max-line), as an HTTP body: a longer one is read to its newline
+//     without being kept, answered with CodeParseError (id null) naming the
+//     limit, and reported as unmatched; the replay goes on.
+//   - At most Options.MaxSessions HTTP sessions live at once (1000,
+//     --max-sessions): a new one evicts the least recently used, whose GET
+//     stream ends and whose next request gets 404 "session not found", as
+//     from a restarted server; Report.Evicted counts them.
+//   - `replay --stdio` ends at the end of its stdin, even while a fault
+//     holds an answer, and when its parent dies (Linux: PR_SET_PDEATHSIG,
+//     SIGTERM; not with a linger fault, deaf to SIGTERM by design and ended
+//     by its own bound); the report file (--report, --report-dir) is written before
+//     the report goes to stderr, and a closed stdout or stderr is a write
+//     error, never a SIGPIPE.
 package replay

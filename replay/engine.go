@@ -212,6 +212,9 @@ func (e *engine) unmatchedText(method string, tree any) string {
 			best, bestPaths = c, paths
 		}
 	}
+	if len(bestPaths) == 0 {
+		bestPaths = []string{"its Host or Origin header"} // same params
+	}
 	return fmt.Sprintf("replay: unmatched %s: closest recorded interaction is #%d %s, differing at %s",
 		label(method, tree), best.seq, best.label, strings.Join(bestPaths, ", "))
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,15 @@ const (
 	// end of its process group stops it (linger:DURATION).
 	FaultLinger FaultKind = "linger"
 )
+
+// FaultHold holds the selected requests (hold:SELECTOR:DIR; SELECTOR as
+// for delay) until the file DIR/release exists: a harness answers them
+// when it has done what it wanted to do meanwhile, whatever the time that
+// took.
+const FaultHold FaultKind = "hold"
+
+// ReleaseFile, in a hold's folder, releases its held requests.
+const ReleaseFile = "release"
 
 // maxLinger bounds a linger fault, so that no replay outlives a run for long.
 const maxLinger = 30 * time.Second
@@ -84,6 +94,15 @@ func ParseFault(s string) (Fault, error) {
 		}
 	case FaultBarrier:
 		return parseBarrier(s, rest)
+	case FaultHold:
+		sel, dir, ok := strings.Cut(rest, ":")
+		if !ok || sel == "" || dir == "" {
+			return Fault{}, fmt.Errorf("fault %q: want hold:SELECTOR:DIR", s)
+		}
+		if err := f.parseSelector(sel, false); err != nil {
+			return Fault{}, fmt.Errorf("fault %q: %v", s, err)
+		}
+		f.Dir = dir
 	case FaultLinger:
 		d, err := time.ParseDuration(rest)
 		if err != nil || d <= 0 || d > maxLinger {
@@ -91,7 +110,7 @@ func ParseFault(s string) (Fault, error) {
 		}
 		f.Delay = d
 	default:
-		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, barrier or linger)", s, kind)
+		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier or linger)", s, kind)
 	}
 	return f, nil
 }
@@ -134,6 +153,8 @@ func (f Fault) String() string {
 	switch f.Kind {
 	case FaultBarrier:
 		return "barrier:" + strconv.Itoa(f.N) + ":" + f.Dir
+	case FaultHold:
+		return "hold:" + sel + ":" + f.Dir
 	case FaultLinger:
 		return "linger:" + f.Delay.String()
 	}
@@ -148,7 +169,7 @@ func (f Fault) String() string {
 
 func (f Fault) validate() error {
 	switch f.Kind {
-	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger:
+	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultHold:
 	default:
 		return fmt.Errorf("fault %q: unknown kind", f.Kind)
 	}
@@ -175,24 +196,34 @@ func newFaults(list []Fault) (*faults, error) {
 	return &faults{list: list, seen: make([]int, len(list)), fired: make([]bool, len(list))}, nil
 }
 
+// held is what a request waits for before its answer (or its fault):
+// a delay, then the release of each hold.
+type held struct {
+	delay    time.Duration
+	releases []string // files whose existence releases the request
+}
+
 // onRequest counts a request of method and returns the one-shot fault that
-// fires on it (Kind "" if none) and the total delay to apply.
-func (fs *faults) onRequest(method string) (Fault, time.Duration) {
+// fires on it (Kind "" if none) and what it waits for first.
+func (fs *faults) onRequest(method string) (Fault, held) {
+	var h held
 	if len(fs.list) == 0 {
-		return Fault{}, 0
+		return Fault{}, h
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	var hit Fault
-	var delay time.Duration
 	for i, f := range fs.list {
 		if f.Kind == FaultBarrier || f.Kind == FaultLinger || f.Method != "" && f.Method != method {
 			continue
 		}
 		fs.seen[i]++
-		if f.Kind == FaultDelay {
+		if f.Kind == FaultDelay || f.Kind == FaultHold {
 			if f.N == 0 || f.N == fs.seen[i] {
-				delay += f.Delay
+				h.delay += f.Delay
+				if f.Kind == FaultHold {
+					h.releases = append(h.releases, filepath.Join(f.Dir, ReleaseFile))
+				}
 			}
 			continue
 		}
@@ -202,5 +233,5 @@ func (fs *faults) onRequest(method string) (Fault, time.Duration) {
 			hit = f
 		}
 	}
-	return hit, delay
+	return hit, h
 }

@@ -24,6 +24,7 @@ type Replay struct {
 
 	smu      sync.Mutex
 	sessions map[string]*session
+	tick     atomic.Int64 // orders session use, for eviction
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -145,14 +146,34 @@ func (r *Replay) checkHeaders(req *http.Request, what string) bool {
 func (r *Replay) session(id string) *session {
 	r.smu.Lock()
 	defer r.smu.Unlock()
-	return r.sessions[id]
+	s := r.sessions[id]
+	if s != nil {
+		s.used.Store(r.tick.Add(1))
+	}
+	return s
 }
 
+// addSession registers a new session; past Options.MaxSessions the least
+// recently used one is evicted (closed: its client gets 404 next).
 func (r *Replay) addSession() *session {
 	s := newSession()
+	s.used.Store(r.tick.Add(1))
+	var evicted *session
 	r.smu.Lock()
+	if len(r.sessions) >= r.e.opts.maxSessions() {
+		for _, o := range r.sessions {
+			if evicted == nil || o.used.Load() < evicted.used.Load() {
+				evicted = o
+			}
+		}
+		delete(r.sessions, evicted.id)
+	}
 	r.sessions[s.id] = s
 	r.smu.Unlock()
+	if evicted != nil {
+		evicted.close()
+		r.e.led.update(func(rep *Report) { rep.Evicted++ })
+	}
 	return s
 }
 
@@ -230,17 +251,13 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeParseError, msg))
 		return
 	}
-	// hold applies the request's delay, then its barrier.
-	var delay time.Duration
-	hold := func() bool {
-		if delay > 0 && !sleep(req.Context(), delay) {
-			return false
-		}
-		return r.e.holds.wait(req.Context(), in.Method)
-	}
+	key += requestHostKey(req)
+	// hold applies the request's delay, holds and barrier.
+	var h held
+	hold := func() bool { return r.e.hold(req.Context(), in.Method, h) }
 	if in.isRequest() {
 		var f Fault
-		f, delay = r.e.faults.onRequest(in.Method)
+		f, h = r.e.faults.onRequest(in.Method)
 		if f.Kind != "" {
 			if hold() {
 				r.e.fired(f, label(in.Method, tree))

@@ -31,8 +31,8 @@ type httpAnswer struct {
 
 // httpIndex is an HTTP recording prepared for replay.
 type httpIndex struct {
-	paths    map[string]bool
-	stateful bool // initialize answers carried a session id
+	paths    map[string]bool // recorded paths, without their query
+	stateful bool            // initialize answers carried a session id
 }
 
 const (
@@ -48,7 +48,9 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 	msgs := make([]*message, len(fx.HTTP))
 	its := make([]*interaction, len(fx.HTTP))
 	for i, ex := range fx.HTTP {
-		ix.paths[ex.Request.Path] = true
+		// The query is not compared (the recorder redacts its values).
+		path, _, _ := strings.Cut(ex.Request.Path, "?")
+		ix.paths[path] = true
 		it := &interaction{seq: ex.Seq, pos: ex.Seq}
 		its[i] = it
 		if len(ex.Request.Body) > 0 {
@@ -111,6 +113,10 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 		default:
 			if err := e.keyed(it, m); err != nil {
 				return nil, fmt.Errorf("%s: request body: %v", where(i), err)
+			}
+			if hk := recordedHostKey(ex.Request.Headers); hk != "" {
+				it.key += hk
+				it.label += " with" + hk
 			}
 			if m.method == "initialize" && a.setsSession {
 				ix.stateful = true

@@ -25,6 +25,10 @@ const (
 	envMain = "REPLAY_TEST_MAIN"
 )
 
+// envParent makes the test binary a parent that starts a replay (its
+// arguments, "--" first) and then waits to be killed.
+const envParent = "REPLAY_TEST_PARENT"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(envStdioFixture); path != "" {
 		os.Exit(stdioChild(path))
@@ -36,6 +40,9 @@ func TestMain(m *testing.M) {
 			}
 		}
 		os.Exit(2)
+	}
+	if os.Getenv(envParent) != "" {
+		os.Exit(parentOfReplay(os.Args[1:]))
 	}
 	goleak.VerifyTestMain(m)
 }

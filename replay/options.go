@@ -2,6 +2,14 @@ package replay
 
 import "time"
 
+// DefaultMaxLineBytes bounds one stdio line from the client when
+// Options.MaxLineBytes is zero: 8 MiB, as one HTTP request body.
+const DefaultMaxLineBytes = 8 << 20
+
+// DefaultMaxSessions bounds the live HTTP sessions when
+// Options.MaxSessions is zero.
+const DefaultMaxSessions = 1000
+
 // DefaultAnswerTimeout bounds the wait for the client's answer to a server
 // request (a ping) when Options.AnswerTimeout is zero.
 const DefaultAnswerTimeout = 5 * time.Second
@@ -25,6 +33,32 @@ type Options struct {
 	// notification received, before faults and matching: a harness waits
 	// on it to act while a request is held.
 	OnReceive func(method string)
+	// MaxLineBytes bounds one stdio line from the client, its newline
+	// aside; 0 means DefaultMaxLineBytes. A longer line is dropped as it is
+	// read (never held in memory), answered with a CodeParseError error
+	// (id null) that names the limit, and reported as unmatched; the replay
+	// goes on with the next line.
+	MaxLineBytes int
+	// MaxSessions bounds the live HTTP sessions (initialized, not deleted);
+	// 0 means DefaultMaxSessions. A new session past the bound evicts the
+	// least recently used one: its GET stream ends and its next request
+	// gets 404 "session not found", as from a restarted server (a client
+	// initializes again). Report.Evicted counts them.
+	MaxSessions int
+}
+
+func (o *Options) maxLineBytes() int {
+	if o.MaxLineBytes > 0 {
+		return o.MaxLineBytes
+	}
+	return DefaultMaxLineBytes
+}
+
+func (o *Options) maxSessions() int {
+	if o.MaxSessions > 0 {
+		return o.MaxSessions
+	}
+	return DefaultMaxSessions
 }
 
 func (o *Options) answerTimeout() time.Duration {

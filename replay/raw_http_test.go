@@ -269,3 +269,18 @@ func TestRawBadBody(t *testing.T) {
 		t.Fatal("a bad body is not reported")
 	}
 }
+
+// TestRecordedQueryIgnored: a recording made at /mcp?api_key=… (the value
+// redacted) serves a client that sends its own key.
+func TestRecordedQueryIgnored(t *testing.T) {
+	fx := withoutDiscover(load(t, "json.json"))
+	for i := range fx.HTTP {
+		fx.HTTP[i].Request.Path = "/mcp?api_key={secret}"
+	}
+	h := serve(t, fx, Options{})
+	h.url += "?api_key=real-key"
+	h.rawConnect(t)
+	if rep := h.r.Report(); !rep.Clean() {
+		t.Fatalf("report:\n%s", rep.String())
+	}
+}

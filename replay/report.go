@@ -35,6 +35,9 @@ type Report struct {
 	// Cancelled counts the client's notifications/cancelled that the
 	// recording does not hold (not a problem: see engine).
 	Cancelled int `json:"cancelled,omitempty"`
+	// Evicted counts the HTTP sessions dropped to stay within
+	// Options.MaxSessions (not a problem: see Options).
+	Evicted int `json:"evicted,omitempty"`
 }
 
 // Unmatched is a client message the recording has no answer for.
@@ -87,6 +90,9 @@ func (r Report) String() string {
 	}
 	for _, f := range r.Faults {
 		fmt.Fprintf(&b, "  fault fired: %s\n", f)
+	}
+	if r.Evicted > 0 {
+		fmt.Fprintf(&b, "  sessions evicted (least recently used, over the live bound): %d\n", r.Evicted)
 	}
 	for _, u := range r.Unused {
 		fmt.Fprintf(&b, "  unused: #%d %s\n", u.Seq, u.Label)

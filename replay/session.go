@@ -5,13 +5,15 @@ import (
 	"crypto/rand"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // session is one live HTTP session: its pending server requests and the
 // frames waiting for its standalone GET stream.
 type session struct {
 	*peer
-	id string
+	id   string
+	used atomic.Int64 // when last looked up (Replay.tick), for eviction
 
 	mu     sync.Mutex
 	outbox [][]byte

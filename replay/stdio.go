@@ -192,16 +192,44 @@ func (s *stdioConn) play(sc *script, id []byte, delay func() bool) {
 	}()
 }
 
+// inLine is a line read from the client, or the size of one dropped for
+// being over the limit.
+type inLine struct {
+	b       []byte
+	dropped int64
+}
+
+// readLine reads one line, at most limit bytes besides its newline; a
+// longer one is read to its end without being kept (dropped is its size).
+func readLine(br *bufio.Reader, limit int) (line []byte, dropped int64, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		switch {
+		case dropped > 0:
+			dropped += int64(len(chunk))
+		case len(bytes.TrimRight(line, "\r\n"))+len(bytes.TrimRight(chunk, "\r\n")) > limit:
+			dropped = int64(len(line) + len(chunk))
+			line = nil
+		default:
+			line = append(line, chunk...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, dropped, err
+		}
+	}
+}
+
 func (s *stdioConn) serve(ix *stdioIndex, in io.Reader) error {
-	lines := make(chan []byte)
+	lines := make(chan inLine)
 	ended := make(chan error, 1)
 	go func() {
 		br := bufio.NewReaderSize(in, 64<<10)
+		limit := s.e.opts.maxLineBytes()
 		for {
-			line, err := br.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
+			line, dropped, err := readLine(br, limit)
+			if dropped > 0 || len(bytes.TrimSpace(line)) > 0 {
 				select {
-				case lines <- line:
+				case lines <- inLine{line, dropped}:
 				case <-s.ctx.Done():
 					return
 				}
@@ -224,7 +252,15 @@ func (s *stdioConn) serve(ix *stdioIndex, in io.Reader) error {
 			}
 			return err
 		case line := <-lines:
-			if err := s.handle(line); err != nil {
+			if line.dropped > 0 {
+				msg := fmt.Sprintf("replay: a line of %d bytes is over the limit of %d bytes (--max-line); dropped", line.dropped, s.e.opts.maxLineBytes())
+				s.e.unmatched("", msg)
+				if err := s.write(nil, rpcError(nil, CodeParseError, msg)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.handle(line.b); err != nil {
 				return err
 			}
 		}
@@ -261,18 +297,13 @@ func (s *stdioConn) handle(line []byte) error {
 	}
 	var delay func() bool
 	if in.isRequest() {
-		f, d := e.faults.onRequest(in.Method)
+		f, h := e.faults.onRequest(in.Method)
 		if f.Kind == FaultDie || f.Kind == FaultCutStream {
 			e.fired(f, label(in.Method, tree))
 			return ErrDied
 		}
 		method := in.Method
-		delay = func() bool {
-			if d > 0 && !sleep(s.holdCtx, d) {
-				return false
-			}
-			return e.holds.wait(s.holdCtx, method)
-		}
+		delay = func() bool { return e.hold(s.holdCtx, method, h) }
 	}
 	it := e.take(key)
 	if it == nil {

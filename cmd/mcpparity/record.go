@@ -12,27 +12,77 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/recorder"
 )
 
 func init() {
 	register("record", "record the fixtures from the live servers (or proxy any server with --upstream/--upstream-cmd)", runRecord)
 }
 
+// recordFlags are the flags of `mcpparity record` (the fixtures).
+type recordFlags struct {
+	fs                *flag.FlagSet
+	out, golden       *string
+	check, everything *bool
+}
+
+func newRecordFlags(w io.Writer) *recordFlags {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(w)
+	return &recordFlags{
+		fs:         fs,
+		out:        fs.String("out", "fixtures/recordings", "folder of the recordings"),
+		check:      fs.Bool("check", false, "record into a temporary folder and fail with a diff when the stored fixtures differ"),
+		everything: fs.Bool("everything", false, "also record server-everything (npx) into everything/stdio.json"),
+		golden:     fs.String("golden", "golden", "golden folder rewritten after recording (empty: leave golden files alone)"),
+	}
+}
+
+// recordUsage shows both forms of the command and all their flags.
+func recordUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: mcpparity record [--check] [--everything] [--out DIR] [--golden DIR]")
+	fmt.Fprintln(w, "  re-record the fixtures through the reference pool, then refresh the golden files")
+	newRecordFlags(w).fs.PrintDefaults()
+	fmt.Fprintln(w)
+	recorder.PrintProxyUsage(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Flags take one or two dashes (-upstream, --upstream), a value after a space or an '='.")
+}
+
+// flagName returns the name of a flag argument ("-x", "--x", "--x=v"), or
+// "" for anything else.
+func flagName(arg string) string {
+	if len(arg) < 2 || arg[0] != '-' || arg == "--" {
+		return ""
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	name, _, _ = strings.Cut(name, "=")
+	return name
+}
+
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	proxy := false
 	for _, a := range args {
-		if a == "--upstream" || a == "--upstream-cmd" || strings.HasPrefix(a, "--upstream=") || strings.HasPrefix(a, "--upstream-cmd=") {
-			return runRecordProxy(ctx, args, stdout, stderr)
+		if a == "--" {
+			break
+		}
+		switch flagName(a) {
+		case "h", "help":
+			recordUsage(stdout)
+			return 0
+		case "upstream", "upstream-cmd":
+			proxy = true
 		}
 	}
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("out", "fixtures/recordings", "folder of the recordings")
-	check := fs.Bool("check", false, "record into a temporary folder and fail with a diff when the stored fixtures differ")
-	everything := fs.Bool("everything", false, "also record server-everything (npx) into everything/stdio.json")
-	golden := fs.String("golden", "golden", "golden folder rewritten after recording (empty: leave golden files alone)")
-	if err := fs.Parse(args); err != nil {
+	if proxy {
+		return runRecordProxy(ctx, args, stdout, stderr)
+	}
+	rf := newRecordFlags(io.Discard)
+	if err := rf.fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "record: %v (see mcpparity record --help)\n", err)
 		return 2
 	}
+	fs, out, check, everything, golden := rf.fs, rf.out, rf.check, rf.everything, rf.golden
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "record: unexpected argument %q\n", fs.Arg(0))
 		return 2

@@ -118,12 +118,12 @@ func observe(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call) observ
 // TestFidelitySDK: what the reference observes against the replay of each
 // committed SDK fixture equals what it observes against the live server.
 func TestFidelitySDK(t *testing.T) {
-	calls, err := record.Script(record.SDKSets[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range record.SDKSets {
 		t.Run(s.File, func(t *testing.T) {
+			calls, err := record.Script(s)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var live, replayed impl.MCPServerConfig
 			live.Enabled, replayed.Enabled = true, true
 			switch s.Mode {
@@ -131,7 +131,11 @@ func TestFidelitySDK(t *testing.T) {
 				live.Command, live.Args = harness(t)[0], []string{"sdk-server", "--stdio"}
 				replayed.Command, replayed.Args = harness(t)[0], []string{"replay", "--stdio", "--fixture", filepath.Join(committed, s.File)}
 			default:
-				srv := httptest.NewServer(sdkserver.Handler(s.Mode == "json"))
+				handler := sdkserver.Handler(s.Mode == "json")
+				if s.Mode == "edge" {
+					handler = sdkserver.EdgeHandler()
+				}
+				srv := httptest.NewServer(handler)
 				defer srv.Close()
 				live.URL = srv.URL + "/mcp"
 				fx, err := fixtures.Embedded(s.File)

@@ -142,7 +142,7 @@ func TestGateCommandExitCodes(t *testing.T) {
 		output []string
 	}{
 		{"parity", []string{"check", "--run", "0[1-4]", "--target", "cmd:" + ref + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 0, []string{"4 passed, 0 failed"}},
-		{"divergence", []string{"check", "--run", "01", "--junit", junit, "--target", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"01-pure [0].body.tools[0].name: DIFF", "mcp__My_Server___audio"}},
+		{"divergence", []string{"check", "--run", "01", "--junit", junit, "--target", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"01-pure [0 tools].body.tools[0].name: DIFF", "mcp__My_Server___audio"}},
 		{"accepted deviation", []string{"check", "--run", "01", "--target-file", targetFile}, 0, []string{"accepted (sanitize differs on purpose)", "0 passed, 0 failed, 1 accepted"}},
 		{"diff of the same behaviour", []string{"diff", "--run", "0[34]", "--a", "ref", "--b", "cmd:" + ref + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 0, []string{"same     03-status", "same     04-tools"}},
 		{"diff of a divergence", []string{"diff", "--run", "01", "--b", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"differ   01-pure", "[0].body.tools[0].name", "mcp__My_Server___audio"}},

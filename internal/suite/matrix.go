@@ -36,7 +36,7 @@ type Cell struct {
 // Cell returns the cell of column c for scenario s.
 func (m *Matrix) Cell(c Column, s string) Cell {
 	if c.Err != "" {
-		return Cell{Verdict: Error, Short: c.Err}
+		return Cell{Verdict: Error} // the column's error is said once
 	}
 	for _, r := range c.Results {
 		if r.Scenario != s {
@@ -120,6 +120,10 @@ func WriteMatrixText(w io.Writer, m *Matrix) {
 	}
 	tw.Flush()
 	for _, c := range m.Columns {
+		if c.Err != "" {
+			fmt.Fprintf(w, "\n%s could not run: %s\n", c.Name, c.Err)
+			continue
+		}
 		for _, s := range m.Scenarios {
 			if cell := m.Cell(c, s); cell.Verdict == Fail || cell.Verdict == Error || cell.Verdict == Accepted {
 				fmt.Fprintf(w, "\n%s, %s: %s: %s\n", c.Name, s, cell.Verdict, cell.Short)
@@ -127,7 +131,9 @@ func WriteMatrixText(w io.Writer, m *Matrix) {
 		}
 	}
 	for _, c := range m.Columns {
-		fmt.Fprintf(w, "\n%s (%s): %s", c.Name, c.Target, Totals(c.Results))
+		if c.Err == "" {
+			fmt.Fprintf(w, "\n%s (%s): %s", c.Name, c.Target, Totals(c.Results))
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -158,6 +164,10 @@ func WriteMatrixMarkdown(w io.Writer, m *Matrix) {
 	}
 	fmt.Fprintln(w)
 	for _, c := range m.Columns {
+		if c.Err != "" {
+			fmt.Fprintf(w, "- **%s** (`%s`): could not run: %s\n", c.Name, mdCell(c.Target), mdCell(c.Err))
+			continue
+		}
 		fmt.Fprintf(w, "- **%s** (`%s`): %s\n", c.Name, mdCell(c.Target), Totals(c.Results))
 	}
 }

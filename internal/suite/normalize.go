@@ -13,7 +13,7 @@ import (
 // ports, the harness's own path) by stable placeholders, so that a diff
 // shows behaviour only.
 type normalizer struct {
-	pairs []string // old, new, … longest old first
+	paths *strings.Replacer // folders, addresses, … longest first
 }
 
 var loopbackPort = regexp.MustCompile(`127\.0\.0\.1:\d+`)
@@ -42,11 +42,11 @@ func newNormalizer(env Env, targetURL string, srv *running, harness []string) *n
 	sort.Slice(olds, func(i, j int) bool {
 		return len(olds[i]) > len(olds[j]) || len(olds[i]) == len(olds[j]) && olds[i] < olds[j]
 	})
-	n := &normalizer{}
+	var pairs []string
 	for _, o := range olds {
-		n.pairs = append(n.pairs, o, m[o])
+		pairs = append(pairs, o, m[o])
 	}
-	return n
+	return &normalizer{paths: strings.NewReplacer(pairs...)}
 }
 
 // unresolved marks the target's placeholders that reach an observation
@@ -62,7 +62,7 @@ func (n *normalizer) string(s string, observed bool) string {
 	if observed {
 		s = unresolved.Replace(s)
 	}
-	s = strings.NewReplacer(n.pairs...).Replace(s)
+	s = n.paths.Replace(s)
 	s = ownDetail.ReplaceAllString(s, "$1: …")
 	return loopbackPort.ReplaceAllString(s, "127.0.0.1:{port}")
 }

@@ -181,6 +181,11 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 			o.Failures = append(o.Failures, "waitReceived: "+err.Error())
 		}
 	}
+	for _, name := range st.Release {
+		if err := r.srv.release(name); err != nil {
+			return o, fmt.Errorf("step %s: release %s: %w", st.Name, name, err)
+		}
+	}
 	if st.Method != "" {
 		body, err := r.body(st)
 		if err != nil {
@@ -228,15 +233,21 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 func (r *stepRunner) parallel(ctx context.Context, st Step) (Observation, error) {
 	o := Observation{Step: st.Name, Parallel: make([]Observation, len(st.Parallel))}
 	errs := make([]error, len(st.Parallel))
-	done := make(chan struct{})
+	done := map[string]chan struct{}{}
+	for _, sub := range st.Parallel {
+		done[sub.Name] = make(chan struct{})
+	}
 	for i, sub := range st.Parallel {
 		go func() {
-			defer func() { done <- struct{}{} }()
+			defer close(done[sub.Name])
+			if sub.After != "" {
+				<-done[sub.After]
+			}
 			o.Parallel[i], errs[i] = r.step(ctx, sub)
 		}()
 	}
-	for range st.Parallel {
-		<-done
+	for _, sub := range st.Parallel {
+		<-done[sub.Name]
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -58,6 +58,9 @@ type ServerSpec struct {
 	// Grandchild, for a stdio replay, starts it through a wrapper process
 	// (as npx starts node): the replay is the configured command's child.
 	Grandchild bool `json:"grandchild,omitempty"`
+	// Holds select requests (replay fault selectors, e.g. "tools/call#1")
+	// the replay holds until a step releases them (Step.Release).
+	Holds []string `json:"holds,omitempty"`
 	// Barrier names a group of replays whose initialize requests are held
 	// until every replay of the group has received its own (replay fault
 	// barrier): they connect only if the target connects them in parallel.
@@ -91,6 +94,11 @@ type Step struct {
 	// WaitReceived, before the request, waits until each named replay has
 	// received this many messages of each method (server → method → count).
 	WaitReceived map[string]map[string]int `json:"waitReceived,omitempty"`
+	// Release, before the request, releases the requests the named replays
+	// hold (ServerSpec.Holds).
+	Release []string `json:"release,omitempty"`
+	// After, for a parallel step, waits until the named sibling is done.
+	After string `json:"after,omitempty"`
 	// Processes observes, after the request, the processes of the named
 	// stdio replays: started, and still alive once the target had
 	// ProcessSettle to end those it dropped.
@@ -154,7 +162,7 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 	if (st.Method == "") != (st.Path == "") {
 		return fmt.Errorf("step %q: method and path go together", st.Name)
 	}
-	if st.Method == "" && !st.Store && !st.Replays && !st.Mutations && len(st.Processes) == 0 && len(st.Parallel) == 0 {
+	if st.Method == "" && !st.Store && !st.Replays && !st.Mutations && len(st.Processes) == 0 && len(st.Parallel) == 0 && len(st.Release) == 0 {
 		return fmt.Errorf("step %q does nothing", st.Name)
 	}
 	if (st.RawBody != nil || st.PadTo > 0) && st.Method == "" {
@@ -167,10 +175,37 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 		if nested || st.Method != "" || st.Store || st.Replays || st.Mutations || len(st.Processes) > 0 {
 			return fmt.Errorf("step %q: a parallel step holds only its steps (not nested)", st.Name)
 		}
+		names := map[string]bool{}
 		for _, sub := range st.Parallel {
 			if err := s.checkStep(sub, true); err != nil {
 				return fmt.Errorf("step %q: %w", st.Name, err)
 			}
+			names[sub.Name] = true
+		}
+		after := map[string]string{}
+		for _, sub := range st.Parallel {
+			if sub.After != "" && !names[sub.After] {
+				return fmt.Errorf("step %q: %q comes after %q, which is not one of its steps", st.Name, sub.Name, sub.After)
+			}
+			after[sub.Name] = sub.After
+		}
+		for _, sub := range st.Parallel {
+			// A chain of "after" longer than the steps is a cycle.
+			n, name := 0, sub.Name
+			for ; name != "" && n <= len(st.Parallel); n++ {
+				name = after[name]
+			}
+			if name != "" {
+				return fmt.Errorf("step %q: its steps wait for each other in a cycle", st.Name)
+			}
+		}
+	}
+	if st.After != "" && !nested {
+		return fmt.Errorf("step %q: after is for the steps of a parallel step", st.Name)
+	}
+	for _, name := range st.Release {
+		if sv, ok := s.Servers[name]; !ok || len(sv.Holds) == 0 {
+			return fmt.Errorf("step %q: release: %q is not a replay of this scenario that holds requests", st.Name, name)
 		}
 	}
 	if nested && (st.Replays || st.Mutations) {

@@ -22,6 +22,7 @@ type running struct {
 	received map[string]*received // HTTP replays: messages received
 	stdio    map[string]string    // name → report folder of its processes
 	lock     string               // held while the scenario runs
+	reports  string
 	closers  []func()
 }
 
@@ -29,7 +30,7 @@ type running struct {
 // that runs this harness's replay subcommand (stdio replays).
 func startServers(s *Scenario, harness []string, workspace, reports string) (*running, error) {
 	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
-		received: map[string]*received{}, stdio: map[string]string{}, lock: filepath.Join(reports, "harness.lock")}
+		received: map[string]*received{}, stdio: map[string]string{}, lock: filepath.Join(reports, "harness.lock"), reports: reports}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
@@ -49,6 +50,9 @@ func startServers(s *Scenario, harness []string, workspace, reports string) (*ru
 		if sv.Barrier != "" {
 			sv.Faults = append(append([]string{}, sv.Faults...),
 				fmt.Sprintf("barrier:%d:%s", barriers[sv.Barrier], filepath.Join(reports, "barrier-"+sv.Barrier)))
+		}
+		for _, sel := range sv.Holds {
+			sv.Faults = append(append([]string{}, sv.Faults...), "hold:"+sel+":"+holdDir(reports, name))
 		}
 		if err := r.start(name, sv, harness, workspace, reports); err != nil {
 			r.close()
@@ -282,4 +286,16 @@ func makeLauncher(workspace, name, target string) error {
 		return err
 	}
 	return nil
+}
+
+// holdDir is where a step releases the requests a replay holds.
+func holdDir(reports, server string) string { return filepath.Join(reports, "hold-"+server) }
+
+// release releases the requests the named replay holds.
+func (r *running) release(name string) error {
+	dir := holdDir(r.reports, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, replay.ReleaseFile), nil, 0o644)
 }
