@@ -79,14 +79,35 @@ func (c *cmdInstance) Stop(ctx context.Context) error {
 	return nil
 }
 
-// FreeAddr returns a loopback address with a port free right now.
+// handedOut are the addresses FreeAddr gave in this process: scenarios run
+// at once, and a port closed by one FreeAddr must not be given to another
+// target before the first binds it.
+var handedOut = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
+
+// FreeAddr returns a loopback address with a port free right now, never
+// one it returned before.
 func FreeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		addr := ln.Addr().String()
+		if err := ln.Close(); err != nil {
+			return "", err
+		}
+		handedOut.Lock()
+		seen := handedOut.m[addr]
+		handedOut.m[addr] = true
+		handedOut.Unlock()
+		if !seen {
+			return addr, nil
+		}
 	}
-	addr := ln.Addr().String()
-	return addr, ln.Close()
+	return "", errors.New("no free loopback port that was not handed out already")
 }
 
 // capped is a concurrency-safe buffer that keeps the first max bytes.
