@@ -19,7 +19,29 @@ type TargetFile struct {
 		Dump string `json:"dump" yaml:"dump"`
 	} `json:"store" yaml:"store"`
 	Deviations []Deviation `json:"deviations" yaml:"deviations"`
+	// Mutants, for `mcpparity mutate --target-file`: the target's own
+	// mutant catalogue, applied one at a time to a copy of the target
+	// file's folder, which is then built and checked.
+	Mutants *TargetMutants `json:"mutants" yaml:"mutants"`
+	// Dir is the target file's folder, absolute: {dir} in the target and
+	// store commands and env values.
+	Dir string `json:"-" yaml:"-"`
 }
+
+// TargetMutants says how to mutate a target of its own.
+type TargetMutants struct {
+	// Catalogue is the folder of the mutant files (the format of
+	// mutations/rules, file paths relative to the target file's folder).
+	Catalogue string `json:"catalogue" yaml:"catalogue"`
+	// Build runs in the copy once a mutant is applied ({dir} is the copy).
+	Build string `json:"build" yaml:"build"`
+	// Link are entries of the folder linked into the copy instead of
+	// copied (dependencies: node_modules).
+	Link []string `json:"link" yaml:"link"`
+}
+
+// DirPlaceholder in a target file stands for the file's own folder.
+const DirPlaceholder = "{dir}"
 
 // LoadTargetFile reads and checks a target file.
 func LoadTargetFile(path string) (*TargetFile, error) {
@@ -43,6 +65,14 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target file %s: %w", path, err)
 	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	tf.setDir(dir)
+	if tf.Mutants != nil && (tf.Mutants.Catalogue == "" || tf.Mutants.Build == "") {
+		return nil, fmt.Errorf("target file %s: mutants needs catalogue and build", path)
+	}
 	if tf.Store != nil && (tf.Store.Seed == "" || tf.Store.Dump == "") {
 		return nil, fmt.Errorf("target file %s: store needs both seed and dump", path)
 	}
@@ -56,6 +86,27 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 		}
 	}
 	return &tf, nil
+}
+
+// setDir sets Dir and expands {dir} in the commands and env values (a
+// folder with spaces or quotes is quoted for SplitCommand).
+func (tf *TargetFile) setDir(dir string) {
+	tf.Dir = dir
+	word := dir
+	if strings.ContainsAny(dir, " \t\n'\"\\") {
+		word = "'" + strings.ReplaceAll(dir, "'", `'"'"'`) + "'"
+	}
+	expand := func(s string) string { return strings.ReplaceAll(s, DirPlaceholder, word) }
+	tf.Target = expand(tf.Target)
+	if tf.Store != nil {
+		tf.Store.Seed, tf.Store.Dump = expand(tf.Store.Seed), expand(tf.Store.Dump)
+	}
+	if tf.Mutants != nil {
+		tf.Mutants.Build = expand(tf.Mutants.Build)
+	}
+	for k, v := range tf.Env {
+		tf.Env[k] = strings.ReplaceAll(v, DirPlaceholder, dir)
+	}
 }
 
 // StoreFor returns the store contract of a target file (BoltStore when

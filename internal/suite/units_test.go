@@ -90,6 +90,22 @@ func TestLoadTargetFile(t *testing.T) {
 	if st, err := tf.StoreFor(); err != nil || st == nil {
 		t.Errorf("StoreFor: %v", err)
 	}
+	// {dir} is the target file's folder, quoted when it must be.
+	spaced := filepath.Join(dir, "a b")
+	if err := os.MkdirAll(spaced, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	withDir := filepath.Join(spaced, "t.yaml")
+	if err := os.WriteFile(withDir, []byte("target: \"cmd:node {dir}/main.js {addr}\"\nstore: {seed: \"node {dir}/main.js seed\", dump: \"d\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf, err = suite.LoadTargetFile(withDir)
+	if err != nil || tf.Dir != spaced || tf.Target != "cmd:node '"+spaced+"'/main.js {addr}" || tf.Store.Seed != "node '"+spaced+"'/main.js seed" {
+		t.Fatalf("{dir}: %+v %v", tf, err)
+	}
+	if words, err := suite.SplitCommand(strings.TrimPrefix(tf.Target, "cmd:")); err != nil || words[1] != spaced+"/main.js" {
+		t.Errorf("SplitCommand(%q) = %q, %v", tf.Target, words, err)
+	}
 	for name, body := range map[string]string{
 		"unknown.json":   `{"target":"ref","nope":1}`,
 		"halfstore.yaml": "store: {seed: x}\n",
