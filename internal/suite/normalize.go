@@ -56,7 +56,7 @@ var unresolved = strings.NewReplacer("{workspace}", "{unresolved:workspace}", "{
 
 // ownDetail matches the texts whose detail is each implementation's own
 // (docs/rules.md): only their prefix is compared.
-var ownDetail = regexp.MustCompile(`(JSON invalide|lecture de la configuration|lecture du corps): .*`)
+var ownDetail = regexp.MustCompile(`(JSON invalide|lecture de la configuration|écriture de la configuration|lecture du corps): .*`)
 
 func (n *normalizer) string(s string, observed bool) string {
 	if observed {
