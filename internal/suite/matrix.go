@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -48,7 +49,7 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 			line := fmt.Sprintf("%s: want %s, got %s", d.Named(), d.Want, d.Got)
 			if d.Accepted {
 				line = fmt.Sprintf("%s: accepted (%s): want %s, got %s", d.Named(), d.Reason, d.Want, d.Got)
-				if !containsString(reasons, d.Reason) {
+				if !slices.Contains(reasons, d.Reason) {
 					reasons = append(reasons, d.Reason)
 				}
 			} else if cell.Short == "" {
@@ -66,15 +67,6 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 		return cell
 	}
 	return Cell{}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Counts returns, for column c, how many scenarios got each verdict.
