@@ -2,7 +2,7 @@
 // store, the embedded catalog, the pool of go-sdk sessions, the pure
 // functions that shape what the model sees, and the HTTP contract server.
 //
-// Each rule of the reference (C1…C8, P1…P17 in DESIGN.md) is implemented in
+// Each rule of the reference (C1…C8, P1…P17, docs/rules.md) is implemented in
 // one place, marked by a comment naming the rule.
 package impl
 

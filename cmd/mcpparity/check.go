@@ -74,6 +74,15 @@ func targetConfig(cfg *suite.Config, spec, file string) ([]suite.Deviation, erro
 	return nil, nil
 }
 
+// probe says, once before any scenario, whether a target that can tell
+// (url:, image:) cannot be reached.
+func probe(ctx context.Context, t suite.Target) error {
+	if p, ok := t.(suite.Prober); ok {
+		return p.Probe(ctx)
+	}
+	return nil
+}
+
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "[--target T | --target-file F] [flags]", stdout, stderr, checkNotes)
 	target := fs.String("target", "", "target: ref (default), cmd:<command line>, url:<base>, image:<name:tag>")
@@ -111,11 +120,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer outs.abort()
 	cfg.FailFast, cfg.Parallel = *failFast, *parallel
-	if p, ok := cfg.Target.(suite.Prober); ok {
-		if err := p.Probe(ctx); err != nil {
-			fmt.Fprintf(stderr, "check: target %s cannot be reached, no scenario was run: %v\n", cfg.Target.Name(), err)
-			return exitCannotRun
-		}
+	if err := probe(ctx, cfg.Target); err != nil {
+		fmt.Fprintf(stderr, "check: target %s cannot be reached, no scenario was run: %v\n", cfg.Target.Name(), err)
+		return exitCannotRun
 	}
 	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
 	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, stdout)

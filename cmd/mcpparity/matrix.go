@@ -90,9 +90,7 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 		devs, err := targetConfig(&cfg, im.spec, im.file)
 		if err == nil {
 			col.Target = cfg.Target.Name()
-			if p, ok := cfg.Target.(suite.Prober); ok {
-				err = p.Probe(ctx)
-			}
+			err = probe(ctx, cfg.Target)
 		}
 		if err != nil {
 			col.Err = err.Error()

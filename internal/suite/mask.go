@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -14,27 +13,20 @@ func mask(o *Observation, masks map[string]string) error {
 	if len(masks) == 0 {
 		return nil
 	}
-	raw, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	for path, prefix := range masks {
+	paths := map[string][]any{}
+	for path := range masks {
 		keys, err := splitPath(path)
 		if err != nil {
 			return fmt.Errorf("mask %q: %w", path, err)
 		}
-		v = maskAt(v, keys, prefix)
+		paths[path] = keys
 	}
-	raw, err = json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	*o = Observation{}
-	return json.Unmarshal(raw, o)
+	return rewrite(o, func(v any) any {
+		for path, prefix := range masks {
+			v = maskAt(v, paths[path], prefix)
+		}
+		return v
+	})
 }
 
 var pathPart = regexp.MustCompile(`^([^.\[\]]+)?((?:\[\d+\])*)$`)

@@ -70,6 +70,11 @@ func (n *normalizer) string(s string, observed bool) string {
 // apply normalizes every string of o (keys included). observed is false
 // for a declared expectation, written with the placeholders already.
 func (n *normalizer) apply(o *Observation, observed bool) error {
+	return rewrite(o, func(v any) any { return n.walk(v, observed) })
+}
+
+// rewrite applies fn to o as plain JSON values (map[string]any, []any, …).
+func rewrite(o *Observation, fn func(any) any) error {
 	raw, err := json.Marshal(o)
 	if err != nil {
 		return err
@@ -78,8 +83,7 @@ func (n *normalizer) apply(o *Observation, observed bool) error {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return err
 	}
-	v = n.walk(v, observed)
-	raw, err = json.Marshal(v)
+	raw, err = json.Marshal(fn(v))
 	if err != nil {
 		return err
 	}

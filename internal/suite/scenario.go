@@ -211,6 +211,11 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 	if nested && (st.Replays || st.Mutations) {
 		return fmt.Errorf("step %q: replays and mutations are not for parallel steps", st.Name)
 	}
+	for path := range st.Masks {
+		if _, err := splitPath(path); err != nil {
+			return fmt.Errorf("step %q: mask %q: %w", st.Name, path, err)
+		}
+	}
 	for name := range st.WaitStarted {
 		if sv, ok := s.Servers[name]; !ok || !sv.Stdio {
 			return fmt.Errorf("step %q: waitStarted: %q is not a stdio replay of this scenario", st.Name, name)
