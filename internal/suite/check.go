@@ -64,13 +64,36 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 	}
 	results := make([]Result, len(scenarios))
 	done := make([]chan struct{}, len(scenarios))
-	slots := make(chan struct{}, parallel)
-	for i, s := range scenarios {
+	for i := range scenarios {
 		done[i] = make(chan struct{})
+	}
+	// Slots are handed out in startOrder: the scenarios that wait on
+	// deadlines first, so that their waits overlap the others' work.
+	turns := make([]chan bool, len(scenarios)) // true: a slot was taken for it
+	for i := range turns {
+		turns[i] = make(chan bool, 1)
+	}
+	slots := make(chan struct{}, parallel)
+	go func() {
+		for _, i := range startOrder(scenarios) {
+			if ctx.Err() != nil {
+				turns[i] <- false
+				continue
+			}
+			select {
+			case slots <- struct{}{}:
+				turns[i] <- true
+			case <-ctx.Done():
+				turns[i] <- false
+			}
+		}
+	}()
+	for i, s := range scenarios {
 		go func() {
 			defer close(done[i])
-			slots <- struct{}{}
-			defer func() { <-slots }()
+			if <-turns[i] {
+				defer func() { <-slots }()
+			}
 			if ctx.Err() != nil {
 				results[i] = Result{Scenario: s.Name, Verdict: Skipped}
 				return
@@ -95,6 +118,21 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 		}
 	}
 	return results
+}
+
+// startOrder lists the indexes of scenarios in the order they start: those
+// that set a time scale (they wait on deadlines) first, then the others,
+// each in name order.
+func startOrder(scenarios []*Scenario) []int {
+	var first, rest []int
+	for i, s := range scenarios {
+		if _, ok := s.Env["MCPPARITY_TIME_SCALE"]; ok {
+			first = append(first, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return append(first, rest...)
 }
 
 func summary(r Result) string {

@@ -144,6 +144,9 @@ func TestGateCommandExitCodes(t *testing.T) {
 		{"parity", []string{"check", "--run", "0[1-4]", "--target", "cmd:" + ref + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 0, []string{"4 passed, 0 failed"}},
 		{"divergence", []string{"check", "--run", "01", "--junit", junit, "--target", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"01-pure [0 tools].body.tools[0].name: DIFF", "mcp__My_Server___audio"}},
 		{"accepted deviation", []string{"check", "--run", "01", "--target-file", targetFile}, 0, []string{"accepted (sanitize differs on purpose)", "0 passed, 0 failed, 1 accepted"}},
+		// Fail fast: the divergence still exits 1, what did not finish is
+		// skipped, never an error.
+		{"fail fast", []string{"check", "--failfast", "--parallel", "1", "--run", "0[1-3]", "--target", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"fail     01-pure", "skipped  02-config", "skipped  03-status", "0 passed, 1 failed, 0 accepted, 0 errors, 2 skipped"}},
 		{"diff of the same behaviour", []string{"diff", "--run", "0[34]", "--a", "ref", "--b", "cmd:" + ref + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 0, []string{"same     03-status", "same     04-tools"}},
 		{"diff of a divergence", []string{"diff", "--run", "01", "--b", "cmd:" + div + " serve-ref --addr {addr} --state {state} --workspace {workspace}"}, 1, []string{"differ   01-pure", "[0].body.tools[0].name", "mcp__My_Server___audio"}},
 		{"target does not start", []string{"check", "--run", "02", "--target", "cmd:/nonexistent/facade --listen {addr}"}, 2, []string{"target did not start"}},
@@ -189,7 +192,7 @@ func TestGateCommandExitCodes(t *testing.T) {
 		t.Fatalf("JUnit file does not parse: %v", err)
 	}
 	if len(doc.Suites) != 1 || doc.Suites[0].Failures != 1 || doc.Suites[0].Cases[0].Failure == nil ||
-		!strings.Contains(doc.Suites[0].Cases[0].Failure.Body, "[0].body.tools[0].name") {
+		!strings.Contains(doc.Suites[0].Cases[0].Failure.Body, "[0 tools].body.tools[0].name") {
 		t.Errorf("JUnit does not report the divergence: %s", data)
 	}
 }
