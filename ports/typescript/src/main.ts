@@ -7,7 +7,7 @@
 //   main.js store dump --state DIR    prints the configuration JSON
 //       the store commands of the target file (docs/targets.md).
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { IncomingMessage, ServerResponse, createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -28,8 +28,15 @@ async function serviceModules() {
   return { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace };
 }
 
-// The one catalog of every implementation (P17), beside the reference.
-const DEFAULT_CATALOG = fileURLToPath(new URL("../../../impl/catalog.json", import.meta.url));
+// The one catalog of every implementation (P17), beside the reference:
+// found from the bundle (dist/ of ports/typescript), else from the current
+// folder (the repository root, where check runs), for a copy of this
+// folder elsewhere (a mutant's, target.yaml).
+function defaultCatalog(): string {
+  const beside = fileURLToPath(new URL("../../../impl/catalog.json", import.meta.url));
+  const here = "impl/catalog.json";
+  return existsSync(beside) || !existsSync(here) ? beside : here;
+}
 
 // How long closing the sessions may take on SIGTERM.
 const SHUTDOWN_MS = 4000;
@@ -109,7 +116,7 @@ async function serveCommand(args: string[]): Promise<void> {
   process.stdout.write((typeof addr === "object" && addr ? `${addr.address}:${addr.port}` : String(addr)) + "\n");
 
   const { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace } = await serviceModules();
-  const catalog = loadCatalog(f.get("catalog") ?? DEFAULT_CATALOG);
+  const catalog = loadCatalog(f.get("catalog") ?? defaultCatalog());
   const pool = new Pool(new Deadlines(scale));
   const svc = new Service(new Store(state), pool, catalog, workspace);
 
