@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -87,15 +90,28 @@ var handedOut = struct {
 	m map[string]bool
 }{m: map[string]bool{}}
 
+// Target ports are drawn below the system's ephemeral range, where no
+// listen(:0) or outgoing connection of another process lands between the
+// moment FreeAddr closes a port and the moment the target binds it.
+const (
+	lowestPort = 20000
+	portRange  = "/proc/sys/net/ipv4/ip_local_port_range"
+)
+
 // FreeAddr returns a loopback address with a port free right now, never
-// one it returned before.
+// one it returned before, below the ephemeral range when it can.
 func FreeAddr() (string, error) {
-	for range 100 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", err
+	top := ephemeralStart()
+	for range 200 {
+		addr := "127.0.0.1:0"
+		if top > lowestPort {
+			addr = "127.0.0.1:" + strconv.Itoa(lowestPort+mrand.IntN(top-lowestPort))
 		}
-		addr := ln.Addr().String()
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue // taken: draw again
+		}
+		addr = ln.Addr().String()
 		if err := ln.Close(); err != nil {
 			return "", err
 		}
@@ -108,6 +124,24 @@ func FreeAddr() (string, error) {
 		}
 	}
 	return "", errors.New("no free loopback port that was not handed out already")
+}
+
+// ephemeralStart is the first port of the system's ephemeral range (0 when
+// it cannot be read: then the system picks).
+func ephemeralStart() int {
+	data, err := os.ReadFile(portRange)
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // capped is a concurrency-safe buffer that keeps the first max bytes.
