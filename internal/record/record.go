@@ -49,6 +49,9 @@ var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started thro
 type Call struct {
 	Tool string         `json:"tool"`
 	Args map[string]any `json:"args"`
+	// Fails says the call is expected to fail (a JSON-RPC error): the pool
+	// retries it once after reconnecting, and both tries are recorded.
+	Fails bool `json:"fails,omitempty"`
 }
 
 // Script returns the calls made while recording a set: scenarios/calls.json
@@ -190,8 +193,9 @@ func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) e
 			break
 		}
 		res := pool.Call(ctx, impl.ExposedName(server, c.Tool), c.Args, 0)
-		if strings.HasPrefix(res.Output, impl.CallErrorPrefix) || strings.HasPrefix(res.Output, impl.UnknownToolPrefix) {
-			err = fmt.Errorf("call %s: %s", c.Tool, res.Output)
+		failed := strings.HasPrefix(res.Output, impl.CallErrorPrefix)
+		if failed != c.Fails || strings.HasPrefix(res.Output, impl.UnknownToolPrefix) {
+			err = fmt.Errorf("call %s (expected to fail: %v): %s", c.Tool, c.Fails, res.Output)
 		}
 	}
 	if cerr := pool.Close(); err == nil {

@@ -217,11 +217,11 @@ func (r *running) receivedCount(name, method string) (int, error) {
 }
 
 // settle observes the processes of each named replay once none is alive,
-// or after ProcessSettle.
-func (r *running) settle(ctx context.Context, names []string) (map[string]ProcessCount, error) {
+// or after bound.
+func (r *running) settle(ctx context.Context, names []string, bound time.Duration) (map[string]ProcessCount, error) {
 	out := map[string]ProcessCount{}
 	for _, name := range names {
-		c, err := r.settleOne(ctx, name, ProcessSettle)
+		c, err := r.settleOne(ctx, name, bound)
 		if err != nil {
 			return nil, err
 		}

@@ -209,7 +209,11 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		o.Store = v
 	}
 	if len(st.Processes) > 0 {
-		procs, err := r.srv.settle(ctx, st.Processes)
+		bound := ProcessSettle
+		if st.Settle != "" {
+			bound, _ = time.ParseDuration(st.Settle) // checked at load
+		}
+		procs, err := r.srv.settle(ctx, st.Processes, bound)
 		if err != nil {
 			return o, fmt.Errorf("step %s: %w", st.Name, err)
 		}

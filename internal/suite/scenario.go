@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 )
 
 // Scenario is one scenario file of scenarios/: the servers it needs, the
@@ -100,9 +101,10 @@ type Step struct {
 	// After, for a parallel step, waits until the named sibling is done.
 	After string `json:"after,omitempty"`
 	// Processes observes, after the request, the processes of the named
-	// stdio replays: started, and still alive once the target had
-	// ProcessSettle to end those it dropped.
+	// stdio replays: started, and still alive once the target had Settle
+	// (default ProcessSettle) to end those it dropped.
 	Processes []string `json:"processes,omitempty"`
+	Settle    string   `json:"settle,omitempty"`
 	// Mutations expands into one request-and-store step per config mutation
 	// of mutations/config, checked against their declared expectations.
 	Mutations bool `json:"mutations,omitempty"`
@@ -210,6 +212,11 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 	}
 	if nested && (st.Replays || st.Mutations) {
 		return fmt.Errorf("step %q: replays and mutations are not for parallel steps", st.Name)
+	}
+	if st.Settle != "" {
+		if d, err := time.ParseDuration(st.Settle); err != nil || d <= 0 || len(st.Processes) == 0 {
+			return fmt.Errorf("step %q: settle %q: want a positive duration, with processes", st.Name, st.Settle)
+		}
 	}
 	for path := range st.Masks {
 		if _, err := splitPath(path); err != nil {
