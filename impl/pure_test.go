@@ -265,6 +265,7 @@ func TestP11_Flatten(t *testing.T) {
 			StructuredContent: map[string]any{"b": 1, "a": []any{1, "x"}}},
 			"{\n  \"a\": [\n    1,\n    \"x\"\n  ],\n  \"b\": 1\n}"},
 		{"trimmed whitespace", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: " \n\t hi there \n "}}}, "hi there"},
+		{"Unicode white space trimmed, a byte order mark is not", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "\u0085\u00a0 hi \ufeff"}}}, "hi \ufeff"},
 		{"empty", &mcp.CallToolResult{}, ""},
 		// Beyond the nine.
 		{"mixed kinds in order", &mcp.CallToolResult{Content: []mcp.Content{
@@ -407,6 +408,7 @@ func TestP15_CallLabel(t *testing.T) {
 		{"non-string skipped", map[string]any{"path": 3, "file": []any{"x"}, "query": "q"}, "q"},
 		{"empty string skipped", map[string]any{"path": "", "file": "f"}, "f"},
 		{"blank string skipped", map[string]any{"path": "  ", "url": "u"}, "u"},
+		{"Unicode white space is blank", map[string]any{"path": "\u0085\u00a0", "url": "u"}, "u"},
 		{"no key: JSON", map[string]any{"b": 1, "a": "x"}, `{"a":"x","b":1}`},
 		{"only non-strings: JSON", map[string]any{"path": 3}, `{"path":3}`},
 		{"JSON exactly 120 runes", exact, `{"t":"` + strings.Repeat("x", 112) + `"}`},

@@ -68,5 +68,8 @@ func runStdio() error {
 	// Run ends when stdin closes (the client's end of the session); how it
 	// ended is no concern of the tests.
 	_ = New(o).Run(context.Background(), &mcp.StdioTransport{})
+	if os.Getenv(EnvLinger) == "1" {
+		time.Sleep(time.Hour)
+	}
 	return nil
 }

@@ -36,6 +36,9 @@ const (
 	EnvMarker = "MCPPARITY_TEST_MARKER"
 	// EnvPageSize sets ServerOptions.PageSize.
 	EnvPageSize = "MCPPARITY_TEST_PAGE_SIZE"
+	// EnvLinger, when "1", keeps the server alive once its stdin has ended:
+	// only the end of its process group stops it.
+	EnvLinger = "MCPPARITY_TEST_LINGER"
 )
 
 // Options shape a server.

@@ -204,7 +204,7 @@ export class Service {
         try {
           result = await callTool(again, tool.name, args, stop.signal, Math.max(1, end - Date.now()));
         } catch (second) {
-          this.pool.invalidate(server, again);
+          // P10: a failed retry leaves its session in place.
           failure = stop.signal.aborted ? CALL_TIMEOUT_TEXT : failureText("tools/call", second, again.transport);
           return mcpError(failure);
         }
