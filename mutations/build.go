@@ -237,6 +237,9 @@ func (r *Runner) buildAll(ctx context.Context, dir, overlay string, pkgs []strin
 // the overlay JSON that maps them onto the module; it returns the JSON's
 // path.
 func writeOverlay(root, dir string, files map[string][]byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
 	replace := map[string]string{}
 	for rel, content := range files {
 		dst := filepath.Join(dir, "src", filepath.FromSlash(rel))

@@ -482,6 +482,38 @@ func TestEndToEndCoverage(t *testing.T) {
 	emptyDir(t, tmp)
 }
 
+// TestOwnBuildsAgree: every mutant built alone gets the verdicts the
+// schemata give (the cross-check of --own-builds).
+func TestOwnBuildsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs binaries")
+	}
+	needGo(t)
+	root := writeModule(t, tinyFiles)
+	verdicts := func(own bool) string {
+		r, err := NewRunner(Config{Root: root, Workers: 4, Floor: 3 * time.Second, TempDir: t.TempDir(), OwnBuilds: own})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := tinyMutants()
+		rep, err := r.Run(t.Context(), []Mutant{ms[0], ms[1], ms[3], ms[4]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, res := range rep.Results {
+			fmt.Fprintf(&b, "%s %s %s %s\n", res.ID, res.Verdict, res.KilledBy, res.Tests.short())
+			if (res.Build == BuildOwn) != own {
+				t.Errorf("%s: build %s", res.ID, res.Build)
+			}
+		}
+		return b.String()
+	}
+	if a, b := verdicts(false), verdicts(true); a != b {
+		t.Errorf("schemata:\n%s\nown builds:\n%s", a, b)
+	}
+}
+
 // TestConfirmation: a kill seen among other runs must hold when run again
 // with few runs at once; one that does not is judged again, with a note.
 func TestConfirmation(t *testing.T) {

@@ -79,7 +79,10 @@ type Result struct {
 
 	// Tests is the verdict of the mutated package's own Go tests.
 	Tests TestsResult `json:"tests"`
-	Time  Seconds     `json:"seconds"`
+	// ConfirmTime is the time of the confirmation runs, Time the wall time
+	// of every run of the mutant.
+	ConfirmTime Seconds `json:"confirmSeconds,omitempty"`
+	Time        Seconds `json:"seconds"`
 }
 
 // TestsResult is the verdict of a package's Go tests on a mutant.

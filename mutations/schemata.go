@@ -140,6 +140,17 @@ func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 	}
 	byDir := map[string][]Mutant{}
 	var dirs []string
+	// Every package of ms gets the helper, even with no mutant hosted: an
+	// id must stop the build's processes unless the build holds it.
+	helped := map[string]bool{}
+	var helpDirs []string
+	for _, m := range ms {
+		if d := path.Dir(m.File); !helped[d] {
+			helped[d] = true
+			helpDirs = append(helpDirs, d)
+		}
+	}
+	sort.Strings(helpDirs)
 	n := 0
 	for _, m := range ms {
 		if skip[m.ID] {
@@ -193,10 +204,26 @@ func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 		delete(s.IDs, id)
 	}
 	// The id tables are written last: they list the hosted mutants only.
-	for _, dir := range dirs {
+	for _, dir := range helpDirs {
+		if s.pkgNames[dir] == "" {
+			name, err := dirPackage(root, dir)
+			if err != nil {
+				return nil, err
+			}
+			s.pkgNames[dir] = name
+		}
 		s.Files[path.Join(dir, helperFile)] = s.helper(dir, byDir[dir])
 	}
 	return s, nil
+}
+
+// dirPackage is the package name of the non-test files of dir.
+func dirPackage(root, dir string) (string, error) {
+	p, err := loadPkg(root, dir)
+	if err != nil {
+		return "", err
+	}
+	return p.name, nil
 }
 
 func loadPkg(root, dir string) (*pkgSrc, error) {

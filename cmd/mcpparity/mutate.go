@@ -26,7 +26,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		rules     = flags.String("rule", "", "only the mutants of these rules or mutant ids (comma-separated), e.g. C1,P10")
 		shard     = flags.String("shard", "1/1", "run the K-th of N deterministic slices, K/N")
 		jsonOut   = flags.String("json", "", "write the JSON report to this file")
-		workers   = flags.Int("workers", 0, fmt.Sprintf("runs in flight, a check or a test binary each (0: %d, 3 per CPU)", mutations.DefaultWorkers()))
+		workers   = flags.Int("workers", 0, fmt.Sprintf("runs in flight, a check or a test binary each (0: %d, 4 per CPU)", mutations.DefaultWorkers()))
 		operators = flags.Bool("operators", false, "operator mutants generated from the Go AST instead of the rule catalogue")
 		pkg       = flags.String("package", "impl", "with --operators: the package folder to mutate, relative to the module root")
 		limit     = flags.Int("limit", 0, "with --operators: sample at most N mutants (0: all)")
@@ -34,7 +34,7 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		minScore  = flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this")
 		root      = flags.String("root", "", "module root (default: the folder of the nearest go.mod)")
 		catalogue = flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root")
-		floor     = flags.Duration("timeout-floor", 30*time.Second, "per-mutant timeout: this floor…")
+		floor     = flags.Duration("timeout-floor", 30*time.Second, "per-run timeout: this floor (10s with --operators unless set)…")
 		mult      = flags.Float64("timeout-factor", 3, "…plus this multiple of the baseline's time")
 		noFilter  = flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)")
 		changed   = flags.String("changed", "", "only the mutants whose rule's files or scenarios changed since this git revision (git diff --name-only REV)")
@@ -56,6 +56,11 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if flags.NArg() > 0 {
 		fmt.Fprintf(stderr, "mutate: unexpected argument %q\n", flags.Arg(0))
 		return 2
+	}
+	floorSet := false
+	flags.Visit(func(f *flag.Flag) { floorSet = floorSet || f.Name == "timeout-floor" })
+	if *operators && !floorSet {
+		*floor = 10 * time.Second
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
