@@ -112,3 +112,26 @@ func TestChangedFiles(t *testing.T) {
 		t.Errorf("no %s: %v", RulesCoverageDoc, err)
 	}
 }
+
+// TestRealRulesCoverage reads the repository's docs/rules-coverage.md:
+// rows of rules naming scenarios that exist.
+func TestRealRulesCoverage(t *testing.T) {
+	root := repoRoot(t)
+	got, err := RuleScenarios(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip("no " + RulesCoverageDoc)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 {
+		t.Fatalf("no rule row read from %s", RulesCoverageDoc)
+	}
+	for _, rule := range Rules() {
+		for _, s := range got[rule] {
+			if _, err := os.Stat(filepath.Join(root, "scenarios", s+".json")); err != nil {
+				t.Errorf("%s: scenario %s: %v", rule, s, err)
+			}
+		}
+	}
+}
