@@ -24,11 +24,15 @@ import (
 // only, and is "not covered" when none does.
 type coverage struct {
 	dir string
-	// reach maps a mutant to the scenarios (suite) and tests (its
-	// package's) that reach it; a mutant absent from a map lies outside
+	// suite and tests map a mutant to the scenarios and tests (of its
+	// package) that reach it; a mutant absent from a map lies outside
 	// every block (a package-level value, a type): every unit may see it.
 	suite map[string][]string
 	tests map[string][]string
+	// suiteTime and testsTime are, per mutant, the baseline time of the
+	// units that reach it, summed: the base of their timeout.
+	suiteTime map[string]time.Duration
+	testsTime map[string]time.Duration
 }
 
 // suiteFilter returns the --run filter of the scenarios reaching m: "" for
@@ -110,6 +114,7 @@ func reached(blocks []block, line, col int) (hit, inBlock bool) {
 type unitProfile struct {
 	name   string
 	blocks map[string][]block
+	dur    time.Duration
 }
 
 // measureCoverage runs every scenario and every test of the coverage
@@ -181,7 +186,8 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 		}
 	}
 
-	c := &coverage{dir: dir, suite: map[string][]string{}, tests: map[string][]string{}}
+	c := &coverage{dir: dir, suite: map[string][]string{}, tests: map[string][]string{},
+		suiteTime: map[string]time.Duration{}, testsTime: map[string]time.Duration{}}
 	for _, m := range ms {
 		line, col, err := position(r.cfg.Root, m.File, m.Offset)
 		if err != nil {
@@ -196,19 +202,25 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 				suiteIn = suiteIn || in
 				if hit {
 					suite = append(suite, u.name)
+					c.suiteTime[m.ID] += profiles[i].dur
 				}
 			case u.pkg == path.Dir(m.File):
 				testsIn = testsIn || in
 				if hit {
 					tst = append(tst, u.name)
+					c.testsTime[m.ID] += profiles[i].dur
 				}
 			}
 		}
 		if suiteIn {
 			c.suite[m.ID] = append([]string{}, suite...)
+		} else {
+			delete(c.suiteTime, m.ID)
 		}
 		if testsIn {
 			c.tests[m.ID] = append([]string{}, tst...)
+		} else {
+			delete(c.testsTime, m.ID)
 		}
 	}
 	return c, nil
@@ -226,6 +238,7 @@ func (r *Runner) unitCoverage(ctx context.Context, dir string, cov *built, mod, 
 	defer os.RemoveAll(scratch)
 	profile := filepath.Join(scratch, "profile.out")
 	const bound = 10 * time.Minute
+	var dur time.Duration
 	if pkg == "" {
 		x, o := r.checkOnce(ctx, bound, scratch, cov.harness, "", counters, []string{"--run", "^" + regexpQuote(name) + "$"}, nil)
 		if x.cancelled {
@@ -234,6 +247,7 @@ func (r *Runner) unitCoverage(ctx context.Context, dir string, cov *built, mod, 
 		if o.Verdict != VerdictSurvived {
 			return unitProfile{}, &BaselineError{What: "check --run " + name + " (coverage build)", Output: x.out, Err: x.failure()}
 		}
+		dur = x.dur
 		x = r.exec(ctx, time.Minute, r.cfg.Root, scratch, []string{r.cfg.Go, "tool", "covdata", "textfmt", "-i=" + counters, "-o=" + profile})
 		if x.err != nil || x.timedOut {
 			return unitProfile{}, fmt.Errorf("coverage of scenario %s: %v\n%s", name, x.failure(), tail(x.out, 1000))
@@ -247,12 +261,13 @@ func (r *Runner) unitCoverage(ctx context.Context, dir string, cov *built, mod, 
 		if x.err != nil || x.timedOut {
 			return unitProfile{}, &BaselineError{What: "test " + name + " of " + t.name + " (coverage build)", Output: x.out, Err: x.failure()}
 		}
+		dur = x.dur
 	}
 	blocks, err := readProfile(profile, mod)
 	if err != nil {
 		return unitProfile{}, fmt.Errorf("coverage of %s: %w", name, err)
 	}
-	return unitProfile{name: name, blocks: blocks}, nil
+	return unitProfile{name: name, blocks: blocks, dur: dur}, nil
 }
 
 func regexpQuote(s string) string { return regexp.QuoteMeta(s) }

@@ -374,7 +374,7 @@ func (s Summary) counts() string {
 }
 
 // summary is the suite's verdict in words: "killed by 01-pure [0].x".
-func (r Result) summary() string {
+func (r *Result) summary() string {
 	switch {
 	case r.KilledBy != "":
 		return string(r.Verdict) + " by " + r.KilledBy

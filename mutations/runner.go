@@ -58,9 +58,10 @@ type Config struct {
 	NoTests bool
 	// BuildTimeout bounds each go command (0: 10 minutes).
 	BuildTimeout time.Duration
-	// ConfirmWorkers is the number of runs at once when kills seen among
-	// Workers runs are confirmed (0: two per CPU; a confirmation is one
-	// scenario or one test, lighter than a whole check).
+	// ConfirmWorkers is the number of mutants at once when kills seen
+	// among Workers runs are confirmed, each with up to two runs, its
+	// scenario and its test (0: two per CPU; one scenario is lighter than
+	// a whole check).
 	ConfirmWorkers int
 }
 
@@ -326,6 +327,24 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 		}
 	}
 
+	if base.cover != nil {
+		// The longest runs first, by the baseline times of what they run,
+		// so that no long one is left for the end.
+		cost := func(j job) time.Duration {
+			id := j.st.m.ID
+			if j.part == partSuite {
+				if d, ok := base.cover.suiteTime[id]; ok {
+					return d
+				}
+				return base.check // outside every block: the whole check
+			}
+			if d, ok := base.cover.testsTime[id]; ok {
+				return d
+			}
+			return base.tests[path.Dir(j.st.m.File)].run
+		}
+		sort.SliceStable(jobs, func(a, b int) bool { return cost(jobs[a]) > cost(jobs[b]) })
+	}
 	ch := make(chan job)
 	var wg sync.WaitGroup
 	for range r.cfg.Workers {
@@ -396,7 +415,7 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 	// Kills seen among other runs are confirmed with few runs at once.
 	if len(confirm) > 0 && ctx.Err() == nil {
 		cstart := time.Now()
-		r.say("main runs done in %.1fs; confirming %d verdict(s), %d run(s) at once", time.Since(start).Seconds(), len(confirm), r.cfg.ConfirmWorkers)
+		r.say("main runs done in %.1fs; confirming %d mutant(s), %d at once", time.Since(start).Seconds(), len(confirm), r.cfg.ConfirmWorkers)
 		defer func() {
 			if ctx.Err() == nil {
 				r.say("confirmed in %.1fs", time.Since(cstart).Seconds())
@@ -413,14 +432,20 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 					if st.own != nil {
 						bins = st.own.b
 					}
-					ok := true
+					// The suite's and the tests' confirmations side by side.
 					cs := time.Now()
+					okSuite, okTests := true, true
+					var both sync.WaitGroup
 					if st.res.needsConfirm() {
-						ok = r.confirmSuite(ctx, tmp, bins.harness, base, st)
+						both.Go(func() { okSuite = r.confirmSuite(ctx, tmp, bins.harness, base, st) })
 					}
-					if ok && st.res.Tests.needsConfirm() {
-						ok = r.confirmTests(ctx, tmp, bins.tests[path.Dir(st.m.File)], base.tests[path.Dir(st.m.File)], base, st)
+					if st.res.Tests.needsConfirm() {
+						both.Go(func() {
+							okTests = r.confirmTests(ctx, tmp, bins.tests[path.Dir(st.m.File)], base.tests[path.Dir(st.m.File)], base, st)
+						})
 					}
+					both.Wait()
+					ok := okSuite && okTests
 					st.res.ConfirmTime = SecondsOf(time.Since(cs))
 					st.res.Time += st.res.ConfirmTime
 					if st.own != nil {
@@ -656,6 +681,28 @@ func (r *Runner) baseline(ctx context.Context, tmp string, b, cov *built, ms []M
 	return base, nil
 }
 
+// checkTimeout bounds a check of m: from the baseline times of the
+// scenarios that reach it when coverage knows them, else of the whole
+// check.
+func (r *Runner) checkTimeout(base *baseline, m Mutant) time.Duration {
+	if base.cover != nil {
+		if d, ok := base.cover.suiteTime[m.ID]; ok {
+			return min(base.checkTimeout, r.cfg.Floor+time.Duration(r.cfg.Multiplier*float64(d)))
+		}
+	}
+	return base.checkTimeout
+}
+
+// testsTimeout is checkTimeout for m's tests.
+func (r *Runner) testsTimeout(base *baseline, p *pkgTests, m Mutant) time.Duration {
+	if base.cover != nil {
+		if d, ok := base.cover.testsTime[m.ID]; ok {
+			return min(p.timeout, r.cfg.Floor+time.Duration(r.cfg.Multiplier*float64(d)))
+		}
+	}
+	return p.timeout
+}
+
 // suiteOutcome is check's verdict on one mutant.
 type suiteOutcome struct {
 	Verdict  Verdict
@@ -818,7 +865,7 @@ func (r *Runner) runSuite(ctx context.Context, tmp, harness string, base *baseli
 		return true
 	}
 	defer os.RemoveAll(scratch)
-	x, o := r.check(ctx, base.checkTimeout, scratch, harness, st.m.ID, run, base.failfast, true)
+	x, o := r.check(ctx, r.checkTimeout(base, st.m), scratch, harness, st.m.ID, run, base.failfast, true)
 	if x.cancelled {
 		return false
 	}
@@ -844,9 +891,10 @@ func (r *Runner) confirmSuite(ctx context.Context, tmp, harness string, base *ba
 		return true
 	}
 	defer os.RemoveAll(scratch)
-	first := st.res
-	if first.Verdict == VerdictKilled {
-		x, again := r.checkOnce(ctx, base.checkTimeout, scratch, harness, st.m.ID, "", []string{"--run", "^" + regexp.QuoteMeta(first.Scenario) + "$"}, nil)
+	// The suite's fields only: the tests' are confirmed meanwhile.
+	firstVerdict, firstScenario, firstSummary := st.res.Verdict, st.res.Scenario, st.res.summary()
+	if firstVerdict == VerdictKilled {
+		x, again := r.checkOnce(ctx, base.checkTimeout, scratch, harness, st.m.ID, "", []string{"--run", "^" + regexp.QuoteMeta(firstScenario) + "$"}, nil)
 		if x.cancelled {
 			return false
 		}
@@ -860,13 +908,13 @@ func (r *Runner) confirmSuite(ctx context.Context, tmp, harness string, base *ba
 	if base.cover != nil {
 		run, _ = base.cover.suiteFilter(st.m)
 	}
-	x, o := r.check(ctx, base.checkTimeout, scratch, harness, st.m.ID, run, base.failfast, true)
+	x, o := r.check(ctx, r.checkTimeout(base, st.m), scratch, harness, st.m.ID, run, base.failfast, true)
 	if x.cancelled {
 		return false
 	}
 	st.setSuite(o, x.dur)
-	if o.Verdict != first.Verdict || o.Scenario != first.Scenario {
-		st.res.Note = fmt.Sprintf("among other runs: %s; alone: %s", first.summary(), st.res.summary())
+	if o.Verdict != firstVerdict || o.Scenario != firstScenario {
+		st.res.Note = fmt.Sprintf("among other runs: %s; alone: %s", firstSummary, st.res.summary())
 	}
 	return true
 }
@@ -887,7 +935,7 @@ func (r *Runner) runTests(ctx context.Context, tmp, bin string, p *pkgTests, bas
 		return true
 	}
 	defer os.RemoveAll(scratch)
-	return r.testPhases(ctx, bin, p, phases, st.m.ID, scratch, t)
+	return r.testPhases(ctx, bin, p, phases, st.m.ID, scratch, r.testsTimeout(base, p, st.m), t)
 }
 
 // testPlan returns the -run filters of a mutant's test runs, in order.
@@ -925,7 +973,7 @@ func (r *Runner) confirmTests(ctx context.Context, tmp, bin string, p *pkgTests,
 	again := TestsResult{Filter: t.Filter, Time: t.Time}
 	if t.Verdict == VerdictKilled {
 		top, _, _ := strings.Cut(t.KilledBy, "/")
-		if !r.testPhases(ctx, bin, p, []string{"^" + regexp.QuoteMeta(top) + "$"}, st.m.ID, scratch, &again) {
+		if !r.testPhases(ctx, bin, p, []string{"^" + regexp.QuoteMeta(top) + "$"}, st.m.ID, scratch, p.timeout, &again) {
 			return false
 		}
 		if again.Verdict == VerdictKilled {
@@ -936,7 +984,7 @@ func (r *Runner) confirmTests(ctx context.Context, tmp, bin string, p *pkgTests,
 	first := t.short()
 	phases, _ := r.testPlan(base, p, st)
 	again = TestsResult{Filter: t.Filter, Time: again.Time}
-	if !r.testPhases(ctx, bin, p, phases, st.m.ID, scratch, &again) {
+	if !r.testPhases(ctx, bin, p, phases, st.m.ID, scratch, r.testsTimeout(base, p, st.m), &again) {
 		return false
 	}
 	*t = again
@@ -948,9 +996,9 @@ func (r *Runner) confirmTests(ctx context.Context, tmp, bin string, p *pkgTests,
 
 // testPhases runs the test binary for each -run filter of phases ("" for
 // all) until one fails, into t; false when cancelled.
-func (r *Runner) testPhases(ctx context.Context, bin string, p *pkgTests, phases []string, id, scratch string, t *TestsResult) bool {
+func (r *Runner) testPhases(ctx context.Context, bin string, p *pkgTests, phases []string, id, scratch string, timeout time.Duration, t *TestsResult) bool {
 	for _, run := range phases {
-		x := r.runTestBinary(ctx, p.timeout, bin, p, run, id, "", "TMPDIR="+scratch)
+		x := r.runTestBinary(ctx, timeout, bin, p, run, id, "", "TMPDIR="+scratch)
 		t.Run = run
 		if run == "" {
 			t.Run = "(all)"

@@ -34,14 +34,14 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		minScore  = flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this")
 		root      = flags.String("root", "", "module root (default: the folder of the nearest go.mod)")
 		catalogue = flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root")
-		floor     = flags.Duration("timeout-floor", 30*time.Second, "per-run timeout: this floor (10s with --operators unless set)…")
+		floor     = flags.Duration("timeout-floor", 30*time.Second, "per-run timeout: this floor (5s with --operators unless set)…")
 		mult      = flags.Float64("timeout-factor", 3, "…plus this multiple of the baseline's time")
 		noFilter  = flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)")
 		changed   = flags.String("changed", "", "only the mutants whose rule's files or scenarios changed since this git revision (git diff --name-only REV)")
 		ownBuilds = flags.Bool("own-builds", false, "build each mutant alone instead of in the schemata (slower; a cross-check)")
 		coverage  = flags.String("coverage", "auto", "on: a mutant the unmutated runs never reach is \"not covered\" and not run; auto: on with --operators")
 		noTests   = flags.Bool("no-tests", false, "judge by the suite only (impl's tests not run)")
-		confirm   = flags.Int("confirm-workers", 0, "runs at once when kills are confirmed, after the others (0: 2 per CPU)")
+		confirm   = flags.Int("confirm-workers", 0, "mutants at once when kills are confirmed, after the others, each with up to two runs (0: 2 per CPU)")
 		list      = flags.Bool("list", false, "list the selected mutants and exit")
 		buildDir  = flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+mutations.MutantEnv+"=<id> <folder>/mcpparity check")
 		check     = flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check")
@@ -60,7 +60,9 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	floorSet := false
 	flags.Visit(func(f *flag.Flag) { floorSet = floorSet || f.Name == "timeout-floor" })
 	if *operators && !floorSet {
-		*floor = 10 * time.Second
+		// Timeouts come from the baseline times of the scenarios and tests
+		// reaching each mutant; one seen under load is confirmed alone.
+		*floor = 5 * time.Second
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
