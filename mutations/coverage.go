@@ -23,7 +23,6 @@ import (
 // cannot see the mutant: a mutant is run against the units that reach it
 // only, and is "not covered" when none does.
 type coverage struct {
-	dir string
 	// suite and tests map a mutant to the scenarios and tests (of its
 	// package) that reach it; a mutant absent from a map lies outside
 	// every block (a package-level value, a type): every unit may see it.
@@ -186,7 +185,7 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 		}
 	}
 
-	c := &coverage{dir: dir, suite: map[string][]string{}, tests: map[string][]string{},
+	c := &coverage{suite: map[string][]string{}, tests: map[string][]string{},
 		suiteTime: map[string]time.Duration{}, testsTime: map[string]time.Duration{}}
 	for _, m := range ms {
 		line, col, err := position(r.cfg.Root, m.File, m.Offset)
