@@ -909,6 +909,12 @@ func (r *Runner) confirmSuite(ctx context.Context, tmp, harness string, base *ba
 		run, _ = base.cover.suiteFilter(st.m)
 	}
 	x, o := r.check(ctx, r.checkTimeout(base, st.m), scratch, harness, st.m.ID, run, base.failfast, true)
+	if o.Verdict == VerdictError && !x.cancelled {
+		// Could not run again: once more (a port taken by another process
+		// between its choice and its use is one such cause).
+		st.res.CheckTime += SecondsOf(x.dur)
+		x, o = r.check(ctx, r.checkTimeout(base, st.m), scratch, harness, st.m.ID, run, base.failfast, true)
+	}
 	if x.cancelled {
 		return false
 	}
