@@ -39,6 +39,7 @@ docker-test: image
 	$(BIN) check --target image:$(IMAGE)
 	$(GO) test -race -count=1 -run Docker ./internal/suite
 
-# Every rule mutant of mutations/rules must be killed by impl's tests.
+# Every rule mutant of mutations/rules must be killed by the suite: check
+# against the reference with the mutant in (impl's tests: a second verdict).
 mutate: build
 	$(BIN) mutate --json mutate-report.json

@@ -1,6 +1,7 @@
 // Package mutations is the mutation runner of the harness: it proves that
-// the test suite of the reference pool (impl/) is strong, by mutating each of
-// its rules and expecting the suite to fail.
+// the conformance suite is strong, by mutating each rule of the reference
+// pool (impl/) and expecting `mcpparity check` against the mutated
+// reference to fail. impl's own tests give a second verdict.
 //
 // Two kinds of mutants run the same way:
 //
@@ -12,10 +13,9 @@
 //     non-test files (negated comparisons, moved boundaries, changed integer
 //     constants, emptied strings, removed calls).
 //
-// Each mutant is compiled through `go test -overlay` (the mutated file is
-// written to a temporary folder, the working tree is never touched), then
-// its tests run with -failfast under a timeout derived from a baseline run.
-// Verdicts: killed (a test failed), survived (every test passed), timeout
-// (reported apart, not counted as killed) and error (the mutant does not
-// build).
+// Every mutant is compiled into one overlay build (the schemata, see
+// Schemata; the working tree is never touched), and MutantEnv picks the
+// active one when a process starts. Each is judged by check (killed: exit 1
+// with a difference named; survived: exit 0; error: exit 2; timeout) and by
+// its package's tests; kills seen among many runs are confirmed with few.
 package mutations

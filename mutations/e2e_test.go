@@ -18,20 +18,43 @@ import (
 	"time"
 )
 
-// A throwaway module: one function, one test, so that the runner's tests do
-// not depend on impl's suite.
+// A throwaway module with a harness whose check judges package tiny, as
+// mcpparity's check judges impl: scenarios, check --json, exit 0/1/2,
+// --failfast (unless TINY_NO_FAILFAST is set) and --run.
 var tinyFiles = map[string]string{
 	"go.mod": "module example.com/tiny\n\ngo 1.26\n",
 	"tiny/tiny.go": `package tiny
 
-// Add is tested.
+import "encoding/json"
+
+// Add is checked by the suite and the tests.
 func Add(a, b int) int {
 	return a + b
 }
 
-// Greeting is not.
+// Greeting is checked by the tests only.
 func Greeting() string {
 	return "hello"
+}
+
+// Config is checked by the suite, through its JSON.
+type Config struct {
+	Name string ` + "`json:\"name\"`" + `
+}
+
+func Encode(c Config) string {
+	raw, _ := json.Marshal(c)
+	return string(raw)
+}
+
+// Ready tells whether the target can start.
+func Ready() bool {
+	return true
+}
+
+// Unseen is checked by nothing.
+func Unseen() int {
+	return 1
 }
 `,
 	"tiny/tiny_test.go": `package tiny
@@ -50,7 +73,11 @@ func TestAdd(t *testing.T) {
 	}
 }
 
-func TestOther(t *testing.T) {}
+func TestGreeting(t *testing.T) {
+	if Greeting() != "hello" {
+		t.Fatal(Greeting())
+	}
+}
 
 // TestSpawn leaves a process behind, in a group of its own: the runner
 // must end it anyway.
@@ -69,21 +96,113 @@ func TestSpawn(t *testing.T) {
 	}
 }
 `,
+	"cmd/mcpparity/main.go": `package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"syscall"
+
+	"example.com/tiny/tiny"
+)
+
+type diff struct {
+	Path     string ` + "`json:\"path\"`" + `
+	Want     string ` + "`json:\"want\"`" + `
+	Got      string ` + "`json:\"got\"`" + `
+	Accepted bool   ` + "`json:\"accepted\"`" + `
 }
 
-func writeTiny(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, src := range tinyFiles {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
+type result struct {
+	Scenario string ` + "`json:\"scenario\"`" + `
+	Verdict  string ` + "`json:\"verdict\"`" + `
+	Diffs    []diff ` + "`json:\"diffs,omitempty\"`" + `
+	Error    string ` + "`json:\"error,omitempty\"`" + `
+}
+
+// flaky fails the first time for each mutant when TINY_FLAKY names a
+// folder, as a deadline scenario may under load.
+func flaky() string {
+	dir := os.Getenv("TINY_FLAKY")
+	if dir == "" {
+		return "200"
+	}
+	mark := dir + "/m-" + os.Getenv("MCPPARITY_MUTANT")
+	if _, err := os.Stat(mark); err == nil {
+		return "200"
+	}
+	os.WriteFile(mark, nil, 0o644)
+	return "500"
+}
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] != "check" {
+		fmt.Fprintln(os.Stderr, "usage: mcpparity check")
+		os.Exit(2)
+	}
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	out := fs.String("json", "", "write the results as JSON to this file")
+	run := fs.String("run", "", "run only the scenarios matching this regular expression")
+	failfast := new(bool)
+	if os.Getenv("TINY_NO_FAILFAST") == "" {
+		failfast = fs.Bool("failfast", false, "stop at the first scenario that fails")
+	}
+	if err := fs.Parse(os.Args[2:]); err != nil {
+		os.Exit(2)
+	}
+	if dir := os.Getenv("TINY_PIDS"); dir != "" {
+		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err == nil {
+			os.WriteFile(dir+"/"+strconv.Itoa(cmd.Process.Pid), nil, 0o644)
 		}
 	}
-	return root
+	scenarios := []struct{ name, path, want string; got func() string }{
+		{"01-add", "[0].body.sum", "5", func() string { return strconv.Itoa(tiny.Add(2, 3)) }},
+		{"02-encode", "[0].body", ` + "`{\"name\":\"x\"}`" + `, func() string { return tiny.Encode(tiny.Config{Name: "x"}) }},
+		{"03-flaky", "[0].status", "200", flaky},
+	}
+	var results []result
+	code := 0
+	for _, s := range scenarios {
+		if *run != "" && !regexp.MustCompile(*run).MatchString(s.name) {
+			continue
+		}
+		r := result{Scenario: s.name, Verdict: "pass"}
+		switch {
+		case !tiny.Ready():
+			r.Verdict, r.Error = "error", "target did not start"
+			code = 2
+		default:
+			if got := s.got(); got != s.want {
+				r.Verdict, r.Diffs = "fail", []diff{{Path: s.path, Want: s.want, Got: got}}
+				if code == 0 {
+					code = 1
+				}
+			}
+		}
+		fmt.Printf("%-8s %-24s 1ms\n", r.Verdict, s.name)
+		results = append(results, r)
+		if r.Verdict != "pass" && *failfast {
+			break
+		}
+	}
+	if *out != "" {
+		raw, _ := json.Marshal(map[string]any{"target": "ref", "results": results})
+		os.WriteFile(*out, raw, 0o644)
+	}
+	os.Exit(code)
+}
+`,
+}
+
+func tinyMutant(id, original, replacement string) Mutant {
+	return Mutant{ID: id, Rule: "C1", File: "tiny/tiny.go", Original: original, Replacement: replacement, Why: id, Offset: -1}
 }
 
 // treeState is every file's hash under root, and git status when root is a
@@ -127,12 +246,20 @@ func treeState(t *testing.T, root string) string {
 	return b.String()
 }
 
-func gitInit(t *testing.T, root string) {
+// needGit skips without git, except under CI=true.
+func needGit(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Log("no git: hashes only")
-		return
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no git")
+		}
+		t.Skip("no git")
 	}
+}
+
+func gitInit(t *testing.T, root string) {
+	t.Helper()
+	needGit(t)
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},
@@ -142,10 +269,6 @@ func gitInit(t *testing.T, root string) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-}
-
-func tinyMutant(id, original, replacement string) Mutant {
-	return Mutant{ID: id, Rule: "C1", File: "tiny/tiny.go", Original: original, Replacement: replacement, Why: id, Offset: -1}
 }
 
 // processesUnder lists the processes of this user whose executable lies
@@ -176,8 +299,8 @@ func emptyDir(t *testing.T, dir string) {
 	}
 }
 
-// checkSpawned checks that every process the tiny tests left behind
-// (their pids are files in dir) is gone or a zombie.
+// checkSpawned checks that every process the tiny check and tests left
+// behind (their pids are files in dir) is gone or a zombie.
 func checkSpawned(t *testing.T, dir string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -185,7 +308,7 @@ func checkSpawned(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	if len(entries) == 0 {
-		t.Error("TestSpawn never ran")
+		t.Error("nothing was spawned")
 	}
 	for _, e := range entries {
 		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
@@ -195,78 +318,115 @@ func checkSpawned(t *testing.T, dir string) {
 		s := string(raw)
 		if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
 			t.Errorf("process %s left behind: %s", e.Name(), s)
-			_ = syscall.Kill(atoi(e.Name()), syscall.SIGKILL)
+			pid, _ := strconv.Atoi(e.Name())
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }
 
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
+// tinyMutants covers every verdict of the suite and of the tests.
+func tinyMutants() []Mutant {
+	return []Mutant{
+		tinyMutant("killed", "return a + b", "return a - b"),
+		tinyMutant("tests-only", `return "hello"`, `return "bye"`),
+		tinyMutant("timeout", "return a + b\n", "for {\n\t}\n"),
+		tinyMutant("broken", "return a + b", `return a + "b"`),
+		tinyMutant("cannot-run", "return true", "return false"),
+		tinyMutant("tag", "`json:\"name\"`", "`json:\"nom\"`"),
+		tinyMutant("unseen", "return 1", "return 2"),
+	}
 }
 
 func TestEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds test binaries")
+		t.Skip("builds and runs binaries")
 	}
-	if _, err := exec.LookPath("sleep"); err == nil {
-		pids := t.TempDir()
-		t.Setenv("TINY_PIDS", pids)
-		defer checkSpawned(t, pids)
-	}
-	for _, mode := range []string{ExecBinary, ExecGoTest} {
-		t.Run(mode, func(t *testing.T) {
-			root := writeTiny(t)
+	needGo(t)
+	for _, failfast := range []bool{true, false} {
+		t.Run("failfast="+strconv.FormatBool(failfast), func(t *testing.T) {
+			if !failfast {
+				t.Setenv("TINY_NO_FAILFAST", "1")
+			}
+			pids := t.TempDir()
+			t.Setenv("TINY_PIDS", pids)
+			defer checkSpawned(t, pids)
+			root := writeModule(t, tinyFiles)
 			gitInit(t, root)
 			before := treeState(t, root)
 			tmp := t.TempDir()
 			var progress bytes.Buffer
-			r, err := NewRunner(Config{Root: root, Workers: 2, Floor: 5 * time.Second, Multiplier: 2, Exec: mode, TempDir: tmp, Progress: &progress})
+			r, err := NewRunner(Config{Root: root, Workers: 4, Floor: 3 * time.Second, Multiplier: 2, TempDir: tmp, Progress: &progress})
 			if err != nil {
 				t.Fatal(err)
 			}
-			survivor := tinyMutant("survived", `return "hello"`, `return "bye"`)
-			survivor.Run = "^TestAdd$" // passes filtered, then the whole package must run
-			ms := []Mutant{
-				tinyMutant("killed", "return a + b", "return a - b"),
-				survivor,
-				tinyMutant("timeout", "return a + b\n", "for {\n\t}\n"),
-				tinyMutant("error", "return a + b", `return a + "b"`),
-			}
-			if mode == ExecGoTest {
-				ms = ms[:2] // the timeout and build-error paths are the same
-			}
-			rep, err := r.Run(context.Background(), ms)
+			ms := tinyMutants()
+			rep, err := r.Run(t.Context(), ms)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rep.Mode = ModeRules
-			want := map[string]Verdict{"killed": VerdictKilled, "survived": VerdictSurvived, "timeout": VerdictTimeout, "error": VerdictError}
+			type want struct {
+				suite, tests    Verdict
+				killedBy, tkill string
+				build           string
+			}
+			wants := map[string]want{
+				"killed":     {VerdictKilled, VerdictKilled, "01-add [0].body.sum", "TestAdd", BuildSchemata},
+				"tests-only": {VerdictSurvived, VerdictKilled, "", "TestGreeting", BuildSchemata},
+				"timeout":    {VerdictTimeout, VerdictTimeout, "", "", BuildSchemata},
+				"broken":     {VerdictError, VerdictError, "", "", BuildSchemata},
+				"cannot-run": {VerdictError, VerdictSurvived, "", "", BuildSchemata},
+				"tag":        {VerdictKilled, VerdictSurvived, "02-encode [0].body", "", BuildOwn},
+				"unseen":     {VerdictSurvived, VerdictSurvived, "", "", BuildSchemata},
+			}
 			if len(rep.Results) != len(ms) {
 				t.Fatalf("%d results for %d mutants", len(rep.Results), len(ms))
 			}
 			for i, res := range rep.Results {
+				w := wants[res.ID]
 				if res.ID != ms[i].ID || res.Index != i {
 					t.Errorf("result %d is %s (index %d)", i, res.ID, res.Index)
 				}
-				if res.Verdict != want[res.ID] {
-					t.Errorf("%s: verdict %s, want %s (error %q)", res.ID, res.Verdict, want[res.ID], res.Error)
+				if res.Verdict != w.suite || res.KilledBy != w.killedBy || res.Tests.Verdict != w.tests || res.Tests.KilledBy != w.tkill || res.Build != w.build {
+					t.Errorf("%s: suite %s by %q, tests %s by %q, build %s; want %+v (error %q, tests error %q)",
+						res.ID, res.Verdict, res.KilledBy, res.Tests.Verdict, res.Tests.KilledBy, res.Build, w, res.Error, res.Tests.Error)
 				}
 			}
-			if k := rep.Results[0]; k.KilledBy != "TestAdd" || k.Line != 5 || k.File != "tiny/tiny.go" {
-				t.Errorf("killed: by %q at %s:%d", k.KilledBy, k.File, k.Line)
+			if k := rep.Results[0]; k.Scenario != "01-add" || k.Path != "[0].body.sum" || k.Want != "5" || k.Got != "-1" || k.Line != 7 {
+				t.Errorf("killed: %+v", k)
 			}
-			if s := rep.Results[1]; s.Run != "(all)" {
-				t.Errorf("survivor's last run %q, want the whole package", s.Run)
+			if e := rep.Results[3]; !strings.Contains(e.Error, "does not compile") {
+				t.Errorf("broken: %q", e.Error)
+			}
+			if e := rep.Results[4]; !strings.Contains(e.Error, "exit 2") || !strings.Contains(e.Error, "target did not start") {
+				t.Errorf("cannot-run: %q", e.Error)
 			}
 			if rep.ExitCode(0) != 1 {
-				t.Errorf("exit %d with a survivor", rep.ExitCode(0))
+				t.Errorf("exit %d with survivors", rep.ExitCode(0))
 			}
-			if len(rep.Baselines) != 1 || rep.Baselines[0].Package != "./tiny" || rep.Baselines[0].RunTimeout < 5 {
-				t.Errorf("baselines %+v", rep.Baselines)
+			if s := rep.Summary; s.Killed != 2 || s.Survived != 2 || s.Timeout != 1 || s.Error != 2 {
+				t.Errorf("suite summary %+v", s)
 			}
-			if n := strings.Count(progress.String(), "\n"); n != len(ms)+1 || !strings.HasPrefix(progress.String(), "baseline ./tiny: build ") {
-				t.Errorf("%d progress lines for %d mutants:\n%s", n, len(ms), progress.String())
+			if s := rep.Tests; s.Killed != 2 || s.Survived != 3 || s.Timeout != 1 || s.Error != 1 {
+				t.Errorf("tests summary %+v", s)
+			}
+			p := progress.String()
+			for _, line := range []string{"schemata: 5 mutant(s) in one build, 1 built alone, 1 do not compile; 2 round(s)", "with --failfast", "by 01-add [0].body.sum; impl tests killed by TestAdd", "[own build: in a type declaration"} {
+				if !failfast && line == "with --failfast" {
+					line = "without --failfast"
+				}
+				if !strings.Contains(p, line) {
+					t.Errorf("progress lacks %q:\n%s", line, p)
+				}
+			}
+			var table bytes.Buffer
+			if err := rep.WriteTable(&table); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range []string{"tag [own build]", "SURVIVED tests-only (tiny/tiny.go:12)", "impl tests: killed by TestGreeting (only the Go reference is protected)"} {
+				if !strings.Contains(table.String(), line) {
+					t.Errorf("table lacks %q:\n%s", line, table.String())
+				}
 			}
 			if after := treeState(t, root); after != before {
 				t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", before, after)
@@ -279,27 +439,117 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-func TestEndToEndAllKilled(t *testing.T) {
+// TestEndToEndCoverage: with coverage, a mutant no scenario or test
+// reaches is not run, and the others run what reaches them.
+func TestEndToEndCoverage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds test binaries")
+		t.Skip("builds and runs binaries")
 	}
-	root := writeTiny(t)
-	r, err := NewRunner(Config{Root: root, Workers: 1, Floor: 5 * time.Second, TempDir: t.TempDir()})
+	needGo(t)
+	root := writeModule(t, tinyFiles)
+	tmp := t.TempDir()
+	r, err := NewRunner(Config{Root: root, Workers: 4, Floor: 3 * time.Second, TempDir: tmp, Coverage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := r.Run(context.Background(), []Mutant{tinyMutant("killed", "return a + b", "return a * b")})
+	ms := []Mutant{
+		tinyMutant("killed", "return a + b", "return a - b"),
+		tinyMutant("tests-only", `return "hello"`, `return "bye"`),
+		tinyMutant("unseen", "return 1", "return 2"),
+	}
+	rep, err := r.Run(t.Context(), ms)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep.Mode = ModeRules
-	if rep.ExitCode(0) != 0 || rep.Summary.Killed != 1 {
-		t.Errorf("exit %d, summary %+v", rep.ExitCode(0), rep.Summary)
+	rep.Mode = ModeOperators
+	got := map[string]string{}
+	for _, res := range rep.Results {
+		got[res.ID] = string(res.Verdict) + "/" + string(res.Tests.Verdict) + " " + res.Tests.Filter
+	}
+	want := map[string]string{
+		"killed":     "killed/killed ^(TestAdd)$",
+		"tests-only": "not covered/killed ^(TestGreeting)$",
+		"unseen":     "not covered/not covered ",
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %q, want %q", id, got[id], w)
+		}
+	}
+	if s := rep.Summary; s.NotCovered != 2 || s.Score != 0.3333 || s.CoveredScore != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	emptyDir(t, tmp)
+}
+
+// TestOwnBuildsAgree: every mutant built alone gets the verdicts the
+// schemata give (the cross-check of --own-builds).
+func TestOwnBuildsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs binaries")
+	}
+	needGo(t)
+	root := writeModule(t, tinyFiles)
+	verdicts := func(own bool) string {
+		r, err := NewRunner(Config{Root: root, Workers: 4, Floor: 3 * time.Second, TempDir: t.TempDir(), OwnBuilds: own})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := tinyMutants()
+		rep, err := r.Run(t.Context(), []Mutant{ms[0], ms[1], ms[3], ms[4]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, res := range rep.Results {
+			fmt.Fprintf(&b, "%s %s %s %s\n", res.ID, res.Verdict, res.KilledBy, res.Tests.short())
+			if (res.Build == BuildOwn) != own {
+				t.Errorf("%s: build %s", res.ID, res.Build)
+			}
+		}
+		return b.String()
+	}
+	if a, b := verdicts(false), verdicts(true); a != b {
+		t.Errorf("schemata:\n%s\nown builds:\n%s", a, b)
+	}
+}
+
+// TestConfirmation: a kill seen among other runs must hold when run again
+// with few runs at once; one that does not is judged again, with a note.
+func TestConfirmation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs binaries")
+	}
+	needGo(t)
+	root := writeModule(t, tinyFiles)
+	r, err := NewRunner(Config{Root: root, Workers: 4, TempDir: t.TempDir(), NoTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flakyDir := t.TempDir()
+	t.Setenv("TINY_FLAKY", flakyDir)
+	// The baseline sees the flaky scenario pass only once it has failed.
+	if err := os.WriteFile(filepath.Join(flakyDir, "m-"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.Run(t.Context(), []Mutant{
+		tinyMutant("killed", "return a + b", "return a - b"),
+		tinyMutant("unseen", "return 1", "return 2"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, u := rep.Results[0], rep.Results[1]
+	if k.Verdict != VerdictKilled || k.KilledBy != "01-add [0].body.sum" || k.Note != "" {
+		t.Errorf("killed: %s by %q, note %q", k.Verdict, k.KilledBy, k.Note)
+	}
+	if u.Verdict != VerdictSurvived || u.Note != "among other runs: killed by 03-flaky [0].status; alone: survived" {
+		t.Errorf("unseen: %s, note %q", u.Verdict, u.Note)
 	}
 }
 
 func TestStaleBeforeAnythingRuns(t *testing.T) {
-	root := writeTiny(t)
+	root := writeModule(t, tinyFiles)
 	tmp := t.TempDir()
 	r, err := NewRunner(Config{Root: root, TempDir: tmp, Go: "/nonexistent/go"})
 	if err != nil {
@@ -316,61 +566,73 @@ func TestStaleBeforeAnythingRuns(t *testing.T) {
 	emptyDir(t, tmp)
 }
 
+// TestFailingBaseline: the unmutated check must pass, or nothing runs.
 func TestFailingBaseline(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds test binaries")
+		t.Skip("builds and runs binaries")
 	}
-	root := writeTiny(t)
-	p := filepath.Join(root, "tiny", "tiny_test.go")
-	src, _ := os.ReadFile(p)
-	if err := os.WriteFile(p, bytes.Replace(src, []byte("!= 5"), []byte("!= 6"), 1), 0o644); err != nil {
-		t.Fatal(err)
+	needGo(t)
+	files := map[string]string{}
+	for k, v := range tinyFiles {
+		files[k] = v
 	}
+	files["tiny/tiny.go"] = strings.Replace(files["tiny/tiny.go"], `Name string `, `Label string `, 1)
+	root := writeModule(t, files)
 	r, err := NewRunner(Config{Root: root, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Run(context.Background(), []Mutant{tinyMutant("killed", "return a + b", "return a - b")})
+	_, err = r.Run(t.Context(), []Mutant{tinyMutant("killed", "return a + b", "return a - b")})
+	if err == nil || !strings.Contains(err.Error(), "Name") {
+		// The harness does not even build: a setup error.
+		var be *BaselineError
+		if !errors.As(err, &be) {
+			t.Fatalf("err %v, want a setup error", err)
+		}
+	}
+
+	files["tiny/tiny.go"] = strings.Replace(tinyFiles["tiny/tiny.go"], `return "hello"`, `return "hallo"`, 1)
+	root = writeModule(t, files)
+	r, _ = NewRunner(Config{Root: root, TempDir: t.TempDir()})
+	_, err = r.Run(t.Context(), []Mutant{tinyMutant("killed", "return a + b", "return a - b")})
 	var be *BaselineError
-	if !errors.As(err, &be) || !strings.Contains(be.Output, "--- FAIL: TestAdd") {
-		t.Fatalf("err %v, want a baseline error", err)
+	if !errors.As(err, &be) || be.What != "tests ./tiny" || !strings.Contains(be.Output, "--- FAIL: TestGreeting") {
+		t.Fatalf("err %v, want a baseline error of the tests", err)
 	}
 }
 
-// TestCancel interrupts a run while a mutant's test binary loops: the
-// process is killed, the temporary files removed, the tree unchanged, and
-// the partial report says so.
+// TestCancel interrupts a run while mutants loop: the processes are
+// killed, the temporary files removed, the tree unchanged, and the partial
+// report says so.
 func TestCancel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds test binaries")
+		t.Skip("builds and runs binaries")
 	}
-	root := writeTiny(t)
+	needGo(t)
+	root := writeModule(t, tinyFiles)
 	gitInit(t, root)
 	before := treeState(t, root)
 	tmp := t.TempDir()
-	r, err := NewRunner(Config{Root: root, Workers: 2, Floor: 5 * time.Minute, TempDir: tmp})
+	r, err := NewRunner(Config{Root: root, Workers: 4, Floor: 5 * time.Minute, TempDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ms := []Mutant{
-		tinyMutant("killed", "return a + b", "return a - b"),
+		tinyMutant("unseen", "return 1", "return 2"),
 		tinyMutant("loop", "return a + b\n", "for {\n\t}\n"),
 		tinyMutant("loop2", "return \"hello\"\n", "for {\n\t}\n"),
 	}
-	ms[2].Run = "^TestAdd$" // passes filtered, loops in the whole run
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		// Cancel once a mutant's test binary (pkg.test) is running.
+		// Cancel once the looping runs are under way.
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) && ctx.Err() == nil {
-			for _, p := range processesUnder(tmp) {
-				if strings.HasSuffix(p, "pkg.test") {
-					time.Sleep(300 * time.Millisecond)
-					cancel()
-					return
-				}
+			if len(processesUnder(tmp)) >= 3 {
+				time.Sleep(300 * time.Millisecond)
+				cancel()
+				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -389,7 +651,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("cancellation took %v", time.Since(start))
 	}
 	for _, res := range rep.Results {
-		if res.ID != "killed" {
+		if res.ID != "unseen" {
 			t.Errorf("%s got verdict %s after cancellation", res.ID, res.Verdict)
 		}
 	}
@@ -408,4 +670,46 @@ func TestCancel(t *testing.T) {
 	if after := treeState(t, root); after != before {
 		t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
+}
+
+// TestCatalogueJudgedByCheck builds the schemata of a few catalogue
+// mutants into the real harness and judges them by its check: the
+// unmutated build passes (the baseline), P7-no-trim is killed by the
+// suite with a difference named, C1-enabled-omitempty (a struct tag) is
+// built alone.
+func TestCatalogueJudgedByCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the harness and runs check")
+	}
+	needGo(t)
+	all := loadReal(t)
+	ms, err := Select(all, []string{"P7-no-trim", "C1-enabled-omitempty", "P15-100-runes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	var progress bytes.Buffer
+	r, err := NewRunner(Config{Root: repoRoot(t), TempDir: tmp, Progress: &progress, NoTests: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.Run(t.Context(), ms)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	for _, res := range rep.Results {
+		if res.Verdict != VerdictKilled || res.Scenario == "" || res.Path == "" || res.Tests.Verdict != "" {
+			t.Errorf("%s: %s by %q (%s)", res.ID, res.Verdict, res.KilledBy, res.Error)
+		}
+		if (res.Build == BuildOwn) != (res.ID == "C1-enabled-omitempty") {
+			t.Errorf("%s: build %s", res.ID, res.Build)
+		}
+		if res.ID == "P7-no-trim" && !strings.Contains(res.Got, "My_Server_") {
+			t.Errorf("P7-no-trim: got %q at %s", res.Got, res.KilledBy)
+		}
+	}
+	if !strings.Contains(progress.String(), "baseline: check ") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+	emptyDir(t, tmp)
 }

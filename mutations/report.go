@@ -15,17 +15,25 @@ import (
 )
 
 // ReportVersion is the version of the JSON report format.
-const ReportVersion = 1
+const ReportVersion = 2
 
-// Verdict is a mutant's outcome.
+// Verdict is a mutant's outcome, by the suite (check) or by its package's
+// tests.
 type Verdict string
 
 // Verdicts.
 const (
-	VerdictKilled   Verdict = "killed"   // a test failed: the suite saw the mutant
-	VerdictSurvived Verdict = "survived" // every test passed: a rule is not checked
-	VerdictTimeout  Verdict = "timeout"  // killed by the runner's timeout; not counted as killed
-	VerdictError    Verdict = "error"    // the mutant could not be built or applied
+	VerdictKilled     Verdict = "killed"      // the run failed and named where: the mutant was seen
+	VerdictSurvived   Verdict = "survived"    // the run passed: a rule is not checked
+	VerdictTimeout    Verdict = "timeout"     // stopped by the runner's timeout; not counted as killed
+	VerdictError      Verdict = "error"       // the mutant does not build, or the run could not run
+	VerdictNotCovered Verdict = "not covered" // the baseline never reached its place (coverage): a survivor, not run
+)
+
+// Builds of a mutant.
+const (
+	BuildSchemata = "schemata" // hosted by the one build of all mutants
+	BuildOwn      = "own"      // built alone (BuildNote says why)
 )
 
 // Seconds is a duration in seconds, rounded to the millisecond in JSON.
@@ -42,50 +50,81 @@ func (s Seconds) MarshalJSON() ([]byte, error) {
 // Duration converts back.
 func (s Seconds) Duration() time.Duration { return time.Duration(float64(s) * float64(time.Second)) }
 
-// Result is one mutant's outcome.
+// Result is one mutant's outcome. Verdict, KilledBy and the fields up to
+// CheckTime are the suite's: check run against the mutated reference.
 type Result struct {
-	Index    int     `json:"index"`
-	ID       string  `json:"id"`
-	Rule     string  `json:"rule"`
-	File     string  `json:"file"`
-	Line     int     `json:"line"`
-	Operator string  `json:"operator,omitempty"`
-	Why      string  `json:"why,omitempty"`
-	Verdict  Verdict `json:"verdict"`
-	// KilledBy is the failing test credited with the kill.
+	Index    int    `json:"index"`
+	ID       string `json:"id"`
+	Rule     string `json:"rule"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Operator string `json:"operator,omitempty"`
+	Why      string `json:"why,omitempty"`
+	// Build is BuildSchemata or BuildOwn.
+	Build     string `json:"build"`
+	BuildNote string `json:"buildNote,omitempty"`
+
+	Verdict Verdict `json:"verdict"`
+	// KilledBy is "<scenario> <path>" of the first difference check
+	// reported; Want and Got are its values.
+	KilledBy string `json:"killedBy,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Want     string `json:"want,omitempty"`
+	Got      string `json:"got,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Note tells when a kill seen among other runs did not hold alone.
+	Note      string  `json:"note,omitempty"`
+	CheckTime Seconds `json:"checkSeconds"`
+
+	// Tests is the verdict of the mutated package's own Go tests.
+	Tests TestsResult `json:"tests"`
+	// ConfirmTime is the time of the confirmation runs, Time the wall time
+	// of every run of the mutant.
+	ConfirmTime Seconds `json:"confirmSeconds,omitempty"`
+	Time        Seconds `json:"seconds"`
+}
+
+// TestsResult is the verdict of a package's Go tests on a mutant.
+type TestsResult struct {
+	Verdict Verdict `json:"verdict,omitempty"`
+	// KilledBy is the failing test credited with the kill (the first
+	// --- FAIL:), Failed every failing test.
 	KilledBy string   `json:"killedBy,omitempty"`
 	Failed   []string `json:"failed,omitempty"`
 	// Filter is the -run filter of the rule's tests, tried first ("" when
 	// no test names the rule); Run is the filter of the last test run
 	// ("(all)" for the whole package).
-	Filter  string  `json:"filter,omitempty"`
-	Run     string  `json:"run,omitempty"`
-	Error   string  `json:"error,omitempty"`
-	Build   Seconds `json:"buildSeconds"`
-	RunTime Seconds `json:"runSeconds"`
-	Time    Seconds `json:"seconds"`
+	Filter string  `json:"filter,omitempty"`
+	Run    string  `json:"run,omitempty"`
+	Error  string  `json:"error,omitempty"`
+	Note   string  `json:"note,omitempty"`
+	Time   Seconds `json:"seconds"`
 }
 
-// Baseline is the measure of one package's unmutated tests.
+// Baseline is one measure of the unmutated build: "build" (the schemata),
+// "check", "tests ./impl".
 type Baseline struct {
-	Package      string  `json:"package"`
-	Build        Seconds `json:"buildSeconds"`
-	Run          Seconds `json:"runSeconds"`
-	BuildTimeout Seconds `json:"buildTimeoutSeconds"`
-	RunTimeout   Seconds `json:"runTimeoutSeconds"`
+	Name    string  `json:"name"`
+	Seconds Seconds `json:"seconds"`
+	Timeout Seconds `json:"timeoutSeconds,omitempty"`
 }
 
-// Summary counts verdicts. Score is killed / (total − errors).
+// Summary counts verdicts. Score is killed / (total − errors); CoveredScore
+// leaves the mutants not covered out too.
 type Summary struct {
-	Total    int     `json:"total"`
-	Killed   int     `json:"killed"`
-	Survived int     `json:"survived"`
-	Timeout  int     `json:"timeout"`
-	Error    int     `json:"error"`
-	Score    float64 `json:"score"`
+	Total        int     `json:"total"`
+	Killed       int     `json:"killed"`
+	Survived     int     `json:"survived"`
+	Timeout      int     `json:"timeout"`
+	Error        int     `json:"error"`
+	NotCovered   int     `json:"notCovered"`
+	Score        float64 `json:"score"`
+	CoveredScore float64 `json:"coveredScore"`
 }
 
-// Report is the outcome of one run (or of merged shards).
+// Report is the outcome of one run (or of merged shards). Summary and the
+// exit code are the suite's; Tests summarizes the packages' tests.
 type Report struct {
 	Version int    `json:"version"`
 	Mode    string `json:"mode"` // "rules" or "operators"
@@ -94,7 +133,6 @@ type Report struct {
 	// Selected is how many mutants the whole selection had, before
 	// sharding.
 	Selected    int        `json:"selected"`
-	Exec        string     `json:"exec"`
 	Workers     int        `json:"workers"`
 	Started     time.Time  `json:"started"`
 	Elapsed     Seconds    `json:"seconds"`
@@ -103,6 +141,7 @@ type Report struct {
 	// Pending counts the mutants with no verdict (an interrupted run).
 	Pending int      `json:"pending,omitempty"`
 	Summary Summary  `json:"summary"`
+	Tests   Summary  `json:"tests"`
 	Results []Result `json:"results"`
 }
 
@@ -115,25 +154,16 @@ func sortResults(rs []Result) {
 	})
 }
 
-// finish recomputes the summary from the results.
+// finish recomputes the summaries from the results.
 func (r *Report) finish() {
-	s := Summary{Total: len(r.Results)}
+	var suite, tests []Verdict
 	for _, res := range r.Results {
-		switch res.Verdict {
-		case VerdictKilled:
-			s.Killed++
-		case VerdictSurvived:
-			s.Survived++
-		case VerdictTimeout:
-			s.Timeout++
-		default:
-			s.Error++
+		suite = append(suite, res.Verdict)
+		if res.Tests.Verdict != "" {
+			tests = append(tests, res.Tests.Verdict)
 		}
 	}
-	if n := s.Total - s.Error; n > 0 {
-		s.Score = math.Round(float64(s.Killed)/float64(n)*10000) / 10000
-	}
-	r.Summary = s
+	r.Summary, r.Tests = summarize(suite), summarize(tests)
 	if r.Results == nil {
 		r.Results = []Result{}
 	}
@@ -142,11 +172,39 @@ func (r *Report) finish() {
 	}
 }
 
-// ExitCode is the process exit code of a report: 0 when every mutant was
-// killed, 1 when one survived or timed out (or, for rule mutants, could not
-// be built: a broken catalogue entry), 130 when the run was interrupted.
-// For operator mutants, errors (mutants that do not compile) are left out,
-// and minScore, when > 0, replaces "all killed" by "score ≥ minScore".
+func summarize(vs []Verdict) Summary {
+	s := Summary{Total: len(vs)}
+	for _, v := range vs {
+		switch v {
+		case VerdictKilled:
+			s.Killed++
+		case VerdictSurvived:
+			s.Survived++
+		case VerdictTimeout:
+			s.Timeout++
+		case VerdictNotCovered:
+			s.NotCovered++
+		default:
+			s.Error++
+		}
+	}
+	ratio := func(a, b int) float64 {
+		if b <= 0 {
+			return 0
+		}
+		return math.Round(float64(a)/float64(b)*10000) / 10000
+	}
+	s.Score = ratio(s.Killed, s.Total-s.Error)
+	s.CoveredScore = ratio(s.Killed, s.Total-s.Error-s.NotCovered)
+	return s
+}
+
+// ExitCode is the process exit code of a report, by the suite's verdicts:
+// 0 when the suite killed every mutant, 1 when one survived, was not
+// covered or timed out (or, for rule mutants, could not be built or run: a
+// broken catalogue entry), 130 when the run was interrupted. For operator
+// mutants, errors (mutants that do not compile) are left out, and
+// minScore, when > 0, replaces "all killed" by "score ≥ minScore".
 func (r *Report) ExitCode(minScore float64) int {
 	if r.Interrupted {
 		return 130
@@ -159,12 +217,12 @@ func (r *Report) ExitCode(minScore float64) int {
 			}
 			return 1
 		}
-		if s.Survived+s.Timeout > 0 {
+		if s.Survived+s.Timeout+s.NotCovered > 0 {
 			return 1
 		}
 		return 0
 	}
-	if s.Survived+s.Timeout+s.Error > 0 {
+	if s.Survived+s.Timeout+s.Error+s.NotCovered > 0 {
 		return 1
 	}
 	return 0
@@ -221,55 +279,126 @@ func ReadReportFile(name string) (*Report, error) {
 	return r, nil
 }
 
-// WriteTable prints one line per mutant and a summary.
+// WriteTable prints one line per mutant, the summaries, and the mutants
+// the suite missed.
 func (r *Report) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tMUTANT\tVERDICT\tKILLED BY\tTIME")
+	fmt.Fprintln(tw, "RULE\tMUTANT\tSUITE\tKILLED BY (SCENARIO PATH)\tIMPL TESTS\tTIME")
 	for _, res := range r.Results {
-		by := res.KilledBy
-		if by == "" {
-			by = "-"
+		id := res.ID
+		if res.Build == BuildOwn {
+			id += " [own build]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1fs\n", res.Rule, res.ID, res.Verdict, by, float64(res.Time))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1fs\n", res.Rule, id, res.Verdict, dash(res.KilledBy), res.Tests.short(), float64(res.Time))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	s := r.Summary
-	line := fmt.Sprintf("%d mutants: %d killed, %d survived, %d timeout, %d error", s.Total, s.Killed, s.Survived, s.Timeout, s.Error)
+	s, t := r.Summary, r.Tests
+	fmt.Fprintf(w, "%d mutants; suite: %s", s.Total, s.counts())
 	if r.Mode == ModeOperators {
-		line += fmt.Sprintf("; score %.1f%% (killed / (total - errors))", s.Score*100)
+		fmt.Fprintf(w, "; score %.1f%%", s.Score*100)
+		if s.NotCovered > 0 {
+			fmt.Fprintf(w, " (%.1f%% of the covered)", s.CoveredScore*100)
+		}
+	}
+	fmt.Fprintln(w)
+	if t.Total > 0 {
+		fmt.Fprintf(w, "impl tests: %s", t.counts())
+		if r.Mode == ModeOperators {
+			fmt.Fprintf(w, "; score %.1f%%", t.Score*100)
+			if t.NotCovered > 0 {
+				fmt.Fprintf(w, " (%.1f%% of the covered)", t.CoveredScore*100)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	own := 0
+	for _, res := range r.Results {
+		if res.Build == BuildOwn {
+			own++
+		}
 	}
 	var base []string
 	for _, b := range r.Baselines {
-		base = append(base, fmt.Sprintf("%s build %.1fs run %.1fs", b.Package, float64(b.Build), float64(b.Run)))
+		base = append(base, fmt.Sprintf("%s %.1fs", b.Name, float64(b.Seconds)))
 	}
+	line := fmt.Sprintf("builds: %d in the schemata, %d own", len(r.Results)-own, own)
 	if len(base) > 0 {
 		line += "; baseline " + strings.Join(base, ", ")
 	}
-	line += fmt.Sprintf("; %.1fs", float64(r.Elapsed))
-	fmt.Fprintln(w, line)
+	fmt.Fprintf(w, "%s; %.1fs\n", line, float64(r.Elapsed))
 	if r.Interrupted {
 		fmt.Fprintf(w, "INTERRUPTED: partial report, %d mutant(s) without a verdict\n", r.Pending)
 	}
-	for _, res := range r.Results {
-		if res.Verdict == VerdictKilled && res.Run == "(all)" && r.Mode != ModeOperators {
-			if res.Filter == "" {
-				fmt.Fprintf(w, "note: %s killed by %s, but no test names rule %s\n", res.ID, res.KilledBy, res.Rule)
-			} else {
-				fmt.Fprintf(w, "note: %s passed the tests of rule %s, killed only by %s\n", res.ID, res.Rule, res.KilledBy)
+	if r.Mode != ModeOperators {
+		for _, res := range r.Results {
+			if res.Tests.Verdict == VerdictKilled && res.Tests.Run == "(all)" {
+				if res.Tests.Filter == "" {
+					fmt.Fprintf(w, "note: %s killed by %s, but no test names rule %s\n", res.ID, res.Tests.KilledBy, res.Rule)
+				} else {
+					fmt.Fprintf(w, "note: %s passed the tests of rule %s, killed only by %s\n", res.ID, res.Rule, res.Tests.KilledBy)
+				}
 			}
 		}
 	}
 	for _, res := range r.Results {
-		if res.Verdict == VerdictSurvived || res.Verdict == VerdictTimeout || (res.Verdict == VerdictError && r.Mode != ModeOperators) {
-			fmt.Fprintf(w, "%s %s (%s:%d): %s\n", strings.ToUpper(string(res.Verdict)), res.ID, res.File, res.Line, res.Why)
-			if res.Error != "" {
-				fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(tail(res.Error, 600), "\n", "\n    "))
+		v := res.Verdict
+		if v == VerdictKilled || v == VerdictError && r.Mode == ModeOperators {
+			continue
+		}
+		fmt.Fprintf(w, "%s %s (%s:%d): %s\n", strings.ToUpper(string(v)), res.ID, res.File, res.Line, res.Why)
+		if res.Error != "" {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(tail(res.Error, 600), "\n", "\n    "))
+		}
+		if res.Tests.Verdict == VerdictKilled {
+			fmt.Fprintf(w, "    impl tests: killed by %s (only the Go reference is protected)\n", res.Tests.KilledBy)
+		}
+	}
+	for _, res := range r.Results {
+		for _, n := range []string{res.Note, res.Tests.Note} {
+			if n != "" {
+				fmt.Fprintf(w, "note: %s: %s\n", res.ID, n)
 			}
 		}
 	}
 	return nil
+}
+
+func (s Summary) counts() string {
+	line := fmt.Sprintf("%d killed, %d survived, %d timeout, %d error", s.Killed, s.Survived, s.Timeout, s.Error)
+	if s.NotCovered > 0 {
+		line += fmt.Sprintf(", %d not covered", s.NotCovered)
+	}
+	return line
+}
+
+// summary is the suite's verdict in words: "killed by 01-pure [0].x".
+func (r *Result) summary() string {
+	switch {
+	case r.KilledBy != "":
+		return string(r.Verdict) + " by " + r.KilledBy
+	case r.Error != "":
+		return string(r.Verdict) + " (" + firstLine(r.Error) + ")"
+	}
+	return string(r.Verdict)
+}
+
+func (t TestsResult) short() string {
+	switch {
+	case t.Verdict == "":
+		return "-"
+	case t.KilledBy != "":
+		return string(t.Verdict) + " " + t.KilledBy
+	}
+	return string(t.Verdict)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // Merge joins shard reports into one, as if one run had made them. The
@@ -284,7 +413,7 @@ func Merge(reports ...*Report) (*Report, error) {
 	first := reports[0]
 	out := &Report{
 		Version: ReportVersion, Mode: first.Mode, Selected: first.Selected,
-		Exec: first.Exec, Workers: first.Workers, Started: first.Started,
+		Workers: first.Workers, Started: first.Started,
 	}
 	seenShard := map[int]bool{}
 	seenID := map[string]bool{}

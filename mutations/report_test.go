@@ -66,19 +66,22 @@ func TestParseShard(t *testing.T) {
 
 func sampleReport() *Report {
 	r := &Report{
-		Version: ReportVersion, Mode: ModeRules, Selected: 4, Exec: ExecBinary, Workers: 2,
+		Version: ReportVersion, Mode: ModeRules, Selected: 5, Workers: 6,
 		Started: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), Elapsed: 42.5,
-		Baselines: []Baseline{{Package: "./impl", Build: 3.2, Run: 6.1, BuildTimeout: 39.6, RunTimeout: 48.3}},
+		Baselines: []Baseline{{Name: "build", Seconds: 3.2}, {Name: "check", Seconds: 1.5, Timeout: 34.5}, {Name: "tests ./impl", Seconds: 2.5, Timeout: 37.5}},
 		Results: []Result{
-			{Index: 0, ID: "C1-default-false", Rule: "C1", File: "impl/config.go", Line: 30, Why: "default", Verdict: VerdictKilled,
-				KilledBy: "TestC1_EnabledDefaultsToTrue/absent", Failed: []string{"TestC1_EnabledDefaultsToTrue", "TestC1_EnabledDefaultsToTrue/absent"},
-				Run: "^(TestC1_EnabledDefaultsToTrue)$", Build: 2.5, RunTime: 0.4, Time: 2.9},
-			{Index: 1, ID: "C1-key-ignored", Rule: "C1", File: "impl/config.go", Line: 34, Why: "key ignored", Verdict: VerdictSurvived,
-				Run: "(all)", Build: 2.5, RunTime: 7, Time: 9.5},
-			{Index: 2, ID: "P10-no-retry", Rule: "P10", File: "impl/call.go", Line: 51, Why: "retry", Verdict: VerdictTimeout,
-				Error: "tests timed out", Run: "^(TestP10_X)$", Build: 2.5, RunTime: 48.3, Time: 50.8},
-			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Verdict: VerdictError,
-				Error: "build failed: x", Build: 1, Time: 1},
+			{Index: 0, ID: "P7-no-trim", Rule: "P7", File: "impl/names.go", Line: 16, Why: "trim", Build: BuildSchemata, Verdict: VerdictKilled,
+				KilledBy: "01-pure [0].body.tools[0].name", Scenario: "01-pure", Path: "[0].body.tools[0].name", Want: `"mcp__My_Server__audio"`, Got: `"mcp__My_Server___audio"`,
+				CheckTime: 1.1, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestP7_Names/P7_sanitize/__x__", Failed: []string{"TestP7_Names", "TestP7_Names/P7_sanitize/__x__"},
+					Filter: "^(TestP7_Names)$", Run: "^(TestP7_Names)$", Time: 0.4}, Time: 1.2},
+			{Index: 1, ID: "C1-enabled-omitempty", Rule: "C1", File: "impl/config.go", Line: 22, Why: "omitempty", Build: BuildOwn, BuildNote: "in a type declaration",
+				Verdict: VerdictSurvived, CheckTime: 1.5, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestC1_X", Filter: "^(TestC1_Y)$", Run: "(all)", Time: 3}, Time: 6.5},
+			{Index: 2, ID: "P10-unbounded", Rule: "P10", File: "impl/call.go", Line: 37, Why: "bounded", Build: BuildSchemata, Verdict: VerdictTimeout,
+				Error: "check timed out after 35s", CheckTime: 35, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestP10_CallBounded", Time: 0.5}, Time: 35},
+			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: BuildSchemata, Verdict: VerdictError,
+				Error: "does not compile: x", Tests: TestsResult{Verdict: VerdictError, Error: "does not compile: x"}},
+			{Index: 4, ID: "P14-unsorted", Rule: "P14", File: "impl/tools.go", Line: 91, Why: "sorted", Build: BuildSchemata, Verdict: VerdictNotCovered,
+				Tests: TestsResult{Verdict: VerdictSurvived, Time: 2}, Time: 2},
 		},
 	}
 	r.finish()
@@ -98,7 +101,10 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(r, back) {
 		t.Errorf("round trip changed the report:\n%+v\n%+v", r, back)
 	}
-	for _, want := range []string{`"killedBy": "TestC1_EnabledDefaultsToTrue/absent"`, `"verdict": "timeout"`, `"seconds": 42.5`, `"score": 0.3333`} {
+	for _, want := range []string{
+		`"killedBy": "01-pure [0].body.tools[0].name"`, `"verdict": "not covered"`, `"build": "own"`,
+		`"seconds": 42.5`, `"score": 0.25`, `"tests": {`, `"killedBy": "TestP7_Names/P7_sanitize/__x__"`,
+	} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, buf.String())
 		}
@@ -106,28 +112,37 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if _, err := ReadReport(strings.NewReader(`{"version":99}`)); err == nil {
 		t.Error("version 99 accepted")
 	}
-	if _, err := ReadReport(strings.NewReader(`{"version":1,"extra":1}`)); err == nil {
+	if _, err := ReadReport(strings.NewReader(`{"version":2,"extra":1}`)); err == nil {
 		t.Error("unknown field accepted")
 	}
 }
 
 func TestSummaryAndExitCode(t *testing.T) {
 	r := sampleReport()
-	if want := (Summary{Total: 4, Killed: 1, Survived: 1, Timeout: 1, Error: 1, Score: 0.3333}); r.Summary != want {
-		t.Errorf("summary %+v, want %+v", r.Summary, want)
+	if want := (Summary{Total: 5, Killed: 1, Survived: 1, Timeout: 1, Error: 1, NotCovered: 1, Score: 0.25, CoveredScore: 0.3333}); r.Summary != want {
+		t.Errorf("suite summary %+v, want %+v", r.Summary, want)
+	}
+	if want := (Summary{Total: 5, Killed: 3, Survived: 1, Error: 1, Score: 0.75, CoveredScore: 0.75}); r.Tests != want {
+		t.Errorf("tests summary %+v, want %+v", r.Tests, want)
 	}
 	if c := r.ExitCode(0); c != 1 {
 		t.Errorf("exit %d with a survivor", c)
+	}
+	// Killed by impl's tests only is a survivor of the suite.
+	r.Results = r.Results[:2]
+	r.finish()
+	if c := r.ExitCode(0); c != 1 || r.Tests.Killed != 2 {
+		t.Errorf("exit %d with a mutant only impl's tests kill", c)
 	}
 	r.Results = r.Results[:1]
 	r.finish()
 	if c := r.ExitCode(0); c != 0 {
 		t.Errorf("exit %d with all killed", c)
 	}
-	r.Results = append(r.Results, Result{ID: "t", Verdict: VerdictTimeout})
+	r.Results = append(r.Results, Result{ID: "n", Verdict: VerdictNotCovered})
 	r.finish()
 	if c := r.ExitCode(0); c != 1 {
-		t.Errorf("exit %d with a timeout", c)
+		t.Errorf("exit %d with a mutant not covered", c)
 	}
 	r.Interrupted = true
 	if c := r.ExitCode(0); c != 130 {
@@ -148,41 +163,43 @@ func TestTableFormat(t *testing.T) {
 	if err := sampleReport().WriteTable(&buf); err != nil {
 		t.Fatal(err)
 	}
-	want := `RULE  MUTANT            VERDICT   KILLED BY                            TIME
-C1    C1-default-false  killed    TestC1_EnabledDefaultsToTrue/absent  2.9s
-C1    C1-key-ignored    survived  -                                    9.5s
-P10   P10-no-retry      timeout   -                                    50.8s
-P12   P12-min           error     -                                    1.0s
-4 mutants: 1 killed, 1 survived, 1 timeout, 1 error; baseline ./impl build 3.2s run 6.1s; 42.5s
-SURVIVED C1-key-ignored (impl/config.go:34): key ignored
-TIMEOUT P10-no-retry (impl/call.go:51): retry
-    tests timed out
+	want := `RULE  MUTANT                            SUITE        KILLED BY (SCENARIO PATH)       IMPL TESTS                             TIME
+P7    P7-no-trim                        killed       01-pure [0].body.tools[0].name  killed TestP7_Names/P7_sanitize/__x__  1.2s
+C1    C1-enabled-omitempty [own build]  survived     -                               killed TestC1_X                        6.5s
+P10   P10-unbounded                     timeout      -                               killed TestP10_CallBounded             35.0s
+P12   P12-min                           error        -                               error                                  0.0s
+P14   P14-unsorted                      not covered  -                               survived                               2.0s
+5 mutants; suite: 1 killed, 1 survived, 1 timeout, 1 error, 1 not covered
+impl tests: 3 killed, 1 survived, 0 timeout, 1 error
+builds: 4 in the schemata, 1 own; baseline build 3.2s, check 1.5s, tests ./impl 2.5s; 42.5s
+note: C1-enabled-omitempty passed the tests of rule C1, killed only by TestC1_X
+SURVIVED C1-enabled-omitempty (impl/config.go:22): omitempty
+    impl tests: killed by TestC1_X (only the Go reference is protected)
+TIMEOUT P10-unbounded (impl/call.go:37): bounded
+    check timed out after 35s
+    impl tests: killed by TestP10_CallBounded (only the Go reference is protected)
 ERROR P12-min (impl/flatten.go:55): min
-    build failed: x
+    does not compile: x
+NOT COVERED P14-unsorted (impl/tools.go:91): sorted
 `
 	if got := buf.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 
-	// A kill outside the rule's own tests is noted: that rule's tests are weak.
-	r := &Report{Mode: ModeRules, Results: []Result{
-		{ID: "a", Rule: "C1", Verdict: VerdictKilled, KilledBy: "TestP10_X", Filter: "^(TestC1_Y)$", Run: "(all)"},
-		{ID: "b", Rule: "C2", Verdict: VerdictKilled, KilledBy: "TestZ", Run: "(all)"},
-		{ID: "c", Rule: "C3", Verdict: VerdictKilled, KilledBy: "TestC3_Y", Filter: "^(TestC3_Y)$", Run: "^(TestC3_Y)$"},
-	}}
-	r.finish()
+	op := sampleReport()
+	op.Mode = ModeOperators
 	buf.Reset()
-	_ = r.WriteTable(&buf)
+	_ = op.WriteTable(&buf)
 	for _, line := range []string{
-		"note: a passed the tests of rule C1, killed only by TestP10_X\n",
-		"note: b killed by TestZ, but no test names rule C2\n",
+		"5 mutants; suite: 1 killed, 1 survived, 1 timeout, 1 error, 1 not covered; score 25.0% (33.3% of the covered)\n",
+		"impl tests: 3 killed, 1 survived, 0 timeout, 1 error; score 75.0%\n",
 	} {
 		if !strings.Contains(buf.String(), line) {
-			t.Errorf("table lacks %q:\n%s", line, buf.String())
+			t.Errorf("operator table lacks %q:\n%s", line, buf.String())
 		}
 	}
-	if strings.Contains(buf.String(), "note: c") {
-		t.Errorf("c was killed by its rule's tests:\n%s", buf.String())
+	if strings.Contains(buf.String(), "ERROR P12-min") || strings.Contains(buf.String(), "note:") {
+		t.Errorf("operator table lists errors or notes:\n%s", buf.String())
 	}
 }
 
@@ -191,7 +208,7 @@ func TestMerge(t *testing.T) {
 	var parts []*Report
 	for k := 1; k <= 3; k++ {
 		sh := Shard{K: k, N: 3}
-		p := &Report{Version: ReportVersion, Mode: ModeRules, Selected: whole.Selected, Exec: whole.Exec, Workers: 2,
+		p := &Report{Version: ReportVersion, Mode: ModeRules, Selected: whole.Selected, Workers: 6,
 			Started: whole.Started.Add(time.Duration(k) * time.Second), Elapsed: Seconds(10 * k),
 			Baselines: whole.Baselines, Shards: []Shard{sh}}
 		for _, res := range whole.Results {
@@ -207,7 +224,7 @@ func TestMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(m.Results, whole.Results) || m.Summary != whole.Summary {
+	if !reflect.DeepEqual(m.Results, whole.Results) || m.Summary != whole.Summary || m.Tests != whole.Tests {
 		t.Errorf("merged results differ:\n%+v\n%+v", m.Results, whole.Results)
 	}
 	if m.ExitCode(0) != whole.ExitCode(0) || !m.Started.Equal(whole.Started.Add(time.Second)) || m.Elapsed != 30 {
@@ -216,13 +233,6 @@ func TestMerge(t *testing.T) {
 	if len(m.Shards) != 3 || m.Shards[0].K != 1 {
 		t.Errorf("shards %v", m.Shards)
 	}
-	var a, b bytes.Buffer
-	_ = m.WriteTable(&a)
-	_ = whole.WriteTable(&b)
-	if strings.Count(a.String(), "\n") != strings.Count(b.String(), "\n") {
-		t.Errorf("merged table:\n%s\nwhole:\n%s", a.String(), b.String())
-	}
-
 	if m, err := Merge(parts[0], parts[1]); err == nil || m == nil || !strings.Contains(err.Error(), "missing shard(s) 3/3") {
 		t.Errorf("missing shard: %v", err)
 	}

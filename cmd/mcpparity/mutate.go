@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,39 +17,52 @@ import (
 )
 
 // runMutate is `mcpparity mutate`: the rule mutants of the catalogue (or
-// operator mutants with --operators) against impl's tests.
+// operator mutants with --operators), each judged by the conformance check
+// (the suite) and by impl's tests, from one schemata build.
 func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	flags := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	flags.SetOutput(stderr)
 	var (
-		rules     = fs.String("rule", "", "only the mutants of these rules or mutant ids (comma-separated), e.g. C1,P10")
-		shard     = fs.String("shard", "1/1", "run the K-th of N deterministic slices, K/N")
-		jsonOut   = fs.String("json", "", "write the JSON report to this file")
-		workers   = fs.Int("workers", 0, "mutants in flight (0: number of CPUs)")
-		operators = fs.Bool("operators", false, "operator mutants generated from the Go AST instead of the rule catalogue")
-		pkg       = fs.String("package", "impl", "with --operators: the package folder to mutate, relative to the module root")
-		limit     = fs.Int("limit", 0, "with --operators: sample at most N mutants (0: all)")
-		seed      = fs.Uint64("seed", 1, "with --operators --limit: the sampling seed")
-		minScore  = fs.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this")
-		root      = fs.String("root", "", "module root (default: the folder of the nearest go.mod)")
-		catalogue = fs.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root")
-		execMode  = fs.String("exec", mutations.ExecBinary, "binary (go test -c once per mutant, then run) or gotest (go test directly)")
-		floor     = fs.Duration("timeout-floor", 30*time.Second, "per-mutant timeout: this floor…")
-		mult      = fs.Float64("timeout-factor", 3, "…plus this multiple of the baseline's time")
-		noFilter  = fs.Bool("no-filter", false, "run the whole package for every mutant (no rule-named first run)")
-		list      = fs.Bool("list", false, "list the selected mutants and exit")
-		check     = fs.Bool("check", false, "only compile each selected mutant (go build -overlay, no tests): a quick catalogue check")
+		rules     = flags.String("rule", "", "only the mutants of these rules or mutant ids (comma-separated), e.g. C1,P10")
+		shard     = flags.String("shard", "1/1", "run the K-th of N deterministic slices, K/N")
+		jsonOut   = flags.String("json", "", "write the JSON report to this file")
+		workers   = flags.Int("workers", 0, fmt.Sprintf("runs in flight, a check or a test binary each (0: %d, 4 per CPU)", mutations.DefaultWorkers()))
+		operators = flags.Bool("operators", false, "operator mutants generated from the Go AST instead of the rule catalogue")
+		pkg       = flags.String("package", "impl", "with --operators: the package folder to mutate, relative to the module root")
+		limit     = flags.Int("limit", 0, "with --operators: sample at most N mutants (0: all)")
+		seed      = flags.Uint64("seed", 1, "with --operators --limit: the sampling seed")
+		minScore  = flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this")
+		root      = flags.String("root", "", "module root (default: the folder of the nearest go.mod)")
+		catalogue = flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root")
+		floor     = flags.Duration("timeout-floor", 30*time.Second, "per-run timeout: this floor (5s with --operators unless set)…")
+		mult      = flags.Float64("timeout-factor", 3, "…plus this multiple of the baseline's time")
+		noFilter  = flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)")
+		changed   = flags.String("changed", "", "only the mutants whose rule's files or scenarios changed since this git revision (git diff --name-only REV)")
+		ownBuilds = flags.Bool("own-builds", false, "build each mutant alone instead of in the schemata (slower; a cross-check)")
+		coverage  = flags.String("coverage", "auto", "on: a mutant the unmutated runs never reach is \"not covered\" and not run; auto: on with --operators")
+		noTests   = flags.Bool("no-tests", false, "judge by the suite only (impl's tests not run)")
+		confirm   = flags.Int("confirm-workers", 0, "mutants at once when kills are confirmed, after the others, each with up to two runs (0: 2 per CPU)")
+		list      = flags.Bool("list", false, "list the selected mutants and exit")
+		buildDir  = flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+mutations.MutantEnv+"=<id> <folder>/mcpparity check")
+		check     = flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check")
 	)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpparity mutate [--rule ID[,ID…]] [--shard K/N] [--json FILE] [--workers N] [--operators [--limit N --seed S]]")
-		fs.PrintDefaults()
+	flags.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcpparity mutate [--rule ID[,ID…]] [--changed REV] [--shard K/N] [--json FILE] [--workers N] [--operators [--limit N --seed S]]")
+		flags.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := flags.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mutate: unexpected argument %q\n", fs.Arg(0))
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "mutate: unexpected argument %q\n", flags.Arg(0))
 		return 2
+	}
+	floorSet := false
+	flags.Visit(func(f *flag.Flag) { floorSet = floorSet || f.Name == "timeout-floor" })
+	if *operators && !floorSet {
+		// Timeouts come from the baseline times of the scenarios and tests
+		// reaching each mutant; one seen under load is confirmed alone.
+		*floor = 5 * time.Second
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
@@ -58,6 +72,18 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	dir, err := moduleRoot(*root)
 	if err != nil {
 		fmt.Fprintln(stderr, "mutate:", err)
+		return 2
+	}
+
+	var cover bool
+	switch *coverage {
+	case "on", "true":
+		cover = true
+	case "off", "false":
+	case "auto":
+		cover = *operators
+	default:
+		fmt.Fprintf(stderr, "mutate: --coverage %q: want on, off or auto\n", *coverage)
 		return 2
 	}
 
@@ -93,6 +119,27 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return 2
 		}
 	}
+	if *changed != "" {
+		files, err := mutations.ChangedFiles(ctx, dir, *changed)
+		if err != nil {
+			fmt.Fprintln(stderr, "mutate: --changed:", err)
+			return 2
+		}
+		scenarios, err := mutations.RuleScenarios(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(stderr, "mutate: --changed: no %s: a rule's scenarios do not count, only its mutants' files\n", mutations.RulesCoverageDoc)
+		case err != nil:
+			fmt.Fprintln(stderr, "mutate: --changed:", err)
+			return 2
+		}
+		all := ms
+		if !*operators {
+			all, _ = mutations.LoadCatalogue(os.DirFS(dir), filepath.ToSlash(*catalogue))
+		}
+		ms = mutations.SelectChanged(ms, all, files, scenarios, filepath.ToSlash(*catalogue))
+		fmt.Fprintf(stderr, "mutate: --changed %s: %d file(s) changed, %d mutant(s) concerned\n", *changed, len(files), len(ms))
+	}
 	mutations.Number(ms)
 	selected := len(ms)
 	ms = sh.Split(ms)
@@ -109,25 +156,44 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 	r, err := mutations.NewRunner(mutations.Config{
 		Root: dir, Workers: *workers, Floor: *floor, Multiplier: *mult,
-		Exec: *execMode, Progress: stderr, NoFilter: *noFilter,
+		Progress: stderr, NoFilter: *noFilter, OwnBuilds: *ownBuilds, Coverage: cover, NoTests: *noTests,
+		ConfirmWorkers: *confirm,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "mutate:", err)
 		return 2
 	}
-	if *check {
-		failed, err := r.Check(ctx, ms)
+	if *buildDir != "" {
+		res, err := r.Build(ctx, ms, *buildDir)
 		if err != nil {
 			fmt.Fprintln(stderr, "mutate:", err)
 			return 2
 		}
 		for _, m := range ms {
-			if msg, ok := failed[m.ID]; ok {
+			if msg, ok := res.Broken[m.ID]; ok {
 				fmt.Fprintf(stdout, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)
+			} else if why, ok := res.Own[m.ID]; ok {
+				fmt.Fprintf(stdout, "%s (%s:%d) not in this build (it needs its own: %s)\n", m.ID, m.File, m.Line, why)
 			}
 		}
-		fmt.Fprintf(stdout, "%d mutant(s) compiled, %d failed\n", len(ms), len(failed))
-		if len(failed) > 0 {
+		fmt.Fprintf(stdout, "%s: %d mutant(s); run one with %s=<id>\n", *buildDir, res.Hosted, mutations.MutantEnv)
+		return 0
+	}
+	if *check {
+		res, err := r.Check(ctx, ms)
+		if err != nil {
+			fmt.Fprintln(stderr, "mutate:", err)
+			return 2
+		}
+		for _, m := range ms {
+			if msg, ok := res.Broken[m.ID]; ok {
+				fmt.Fprintf(stdout, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)
+			} else if why, ok := res.Own[m.ID]; ok {
+				fmt.Fprintf(stdout, "%s (%s:%d) built alone: %s\n", m.ID, m.File, m.Line, why)
+			}
+		}
+		fmt.Fprintf(stdout, "%d mutant(s) compiled (%d in the schemata, %d alone), %d failed\n", len(ms), res.Hosted, len(res.Own), len(res.Broken))
+		if len(res.Broken) > 0 {
 			return 1
 		}
 		return 0

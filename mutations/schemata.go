@@ -1,0 +1,1113 @@
+package mutations
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MutantEnv selects the active mutant of a schemata build, by id. Absent or
+// empty: no mutant. An id the build does not hold makes the process exit
+// with status 2 before main runs.
+const MutantEnv = "MCPPARITY_MUTANT"
+
+// Names the schemata add to a mutated package.
+const (
+	activeVar  = "mcpparityMutant"
+	idsVar     = "mcpparityMutantIDs"
+	selFunc    = "mcpparityMutSel"
+	helperFile = "zz_mcpparity_mutants.go"
+	// mutantMark starts the generated file: the test that the normal build
+	// holds no mutant code looks for it.
+	mutantMark = "mcpparity mutate: schemata overlay"
+)
+
+// Schemata is a mutated copy of some packages (an overlay for go build
+// -overlay) holding many mutants at once, one of them active at run time
+// (MutantEnv):
+//
+//   - a mutant inside a function body: the enclosing function is copied
+//     with the mutation (f__m12), and the original starts with a dispatch
+//     (switch mcpparityMutant { case 12: return f__m12(args…) });
+//   - a mutant in a package-level var or const spec: the value becomes
+//     mcpparityMutSel(12, original, mutated); a const becomes a var, with
+//     every const depending on it (the package's test files included).
+//
+// Original lines keep their numbers: the dispatch sits on the line of the
+// function's opening brace, converted consts are blanked in place, and the
+// generated code is appended to the file.
+type Schemata struct {
+	// Files maps module-relative paths to their generated content:
+	// rewritten files and one added helper file per package.
+	Files map[string][]byte
+	// IDs maps each hosted mutant to its number (1…).
+	IDs map[string]int
+	// Own lists the mutants the schemata cannot host, with why: each needs
+	// a build of its own.
+	Own map[string]string
+	// Broken lists the mutants that do not even parse, with the error.
+	Broken map[string]string
+
+	regions map[string][]region // by file
+	// convertedBy maps "dir name" of each const made a var to the mutants
+	// that made it so.
+	convertedBy map[string][]string
+	// specHosted lists, per package folder, its spec-hosted mutants.
+	specHosted map[string][]string
+	pkgNames   map[string]string
+}
+
+type regionKind int
+
+const (
+	// regionCopy is a mutant's own code (a function copy, a mutated
+	// value): an error there means the mutant does not compile.
+	regionCopy regionKind = iota
+	// regionHost is code that hosts mutants (a dispatch, a converted
+	// spec): an error there means they need builds of their own.
+	regionHost
+)
+
+type region struct {
+	kind       regionKind
+	start, end int // lines, inclusive, in the generated file
+	ids        []string
+	// origLine is the original line that the region's first line stands
+	// for (function copies), 0 when none.
+	origLine int
+}
+
+type edit struct {
+	start, end int
+	text       string
+}
+
+type srcFile struct {
+	rel   string
+	src   []byte
+	f     *ast.File
+	edits []edit
+	tail  []tailPart
+	// touched: the file is part of the overlay.
+	touched bool
+}
+
+type tailPart struct {
+	text   string
+	kind   regionKind
+	ids    []string
+	origLn int
+}
+
+type pkgSrc struct {
+	dir   string // module-relative
+	name  string
+	files []*srcFile
+	fset  *token.FileSet
+	names map[string]bool // every identifier of the package's files
+}
+
+func (p *pkgSrc) off(pos token.Pos) int { return p.fset.Position(pos).Offset }
+
+// fresh returns a package-unique identifier based on name.
+func (p *pkgSrc) fresh(name string) string {
+	for p.names[name] {
+		name += "_"
+	}
+	p.names[name] = true
+	return name
+}
+
+// NewSchemata generates the schemata of ms (resolved mutants) under root,
+// leaving out the mutants of skip. Mutants it cannot host are in Own, those
+// that do not parse in Broken.
+func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, error) {
+	s := &Schemata{
+		Files: map[string][]byte{}, IDs: map[string]int{}, Own: map[string]string{}, Broken: map[string]string{},
+		regions: map[string][]region{}, convertedBy: map[string][]string{}, specHosted: map[string][]string{},
+		pkgNames: map[string]string{},
+	}
+	byDir := map[string][]Mutant{}
+	var dirs []string
+	// Every package of ms gets the helper, even with no mutant hosted: an
+	// id must stop the build's processes unless the build holds it.
+	helped := map[string]bool{}
+	var helpDirs []string
+	for _, m := range ms {
+		if d := path.Dir(m.File); !helped[d] {
+			helped[d] = true
+			helpDirs = append(helpDirs, d)
+		}
+	}
+	sort.Strings(helpDirs)
+	n := 0
+	for _, m := range ms {
+		if skip[m.ID] {
+			continue
+		}
+		if m.Offset < 0 {
+			return nil, fmt.Errorf("schemata: mutant %s is not resolved", m.ID)
+		}
+		if _, dup := s.IDs[m.ID]; dup {
+			return nil, fmt.Errorf("schemata: mutant %s given twice", m.ID)
+		}
+		n++
+		s.IDs[m.ID] = n
+		dir := path.Dir(m.File)
+		if byDir[dir] == nil {
+			dirs = append(dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], m)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		// Hosting a mutant can fail late (a const in an iota group): such
+		// mutants leave, and the package is generated again.
+		local := map[string]bool{}
+		for {
+			p, err := loadPkg(root, dir)
+			if err != nil {
+				return nil, err
+			}
+			s.pkgNames[dir] = p.name
+			own, err := s.genPkg(p, byDir[dir], local)
+			if err != nil {
+				return nil, err
+			}
+			if len(own) == 0 {
+				if err := s.finishPkg(p); err != nil {
+					return nil, err
+				}
+				break
+			}
+			for id, why := range own {
+				s.Own[id] = why
+				local[id] = true
+			}
+		}
+	}
+	for id := range s.Own {
+		delete(s.IDs, id)
+	}
+	for id := range s.Broken {
+		delete(s.IDs, id)
+	}
+	// The id tables are written last: they list the hosted mutants only.
+	for _, dir := range helpDirs {
+		if s.pkgNames[dir] == "" {
+			name, err := dirPackage(root, dir)
+			if err != nil {
+				return nil, err
+			}
+			s.pkgNames[dir] = name
+		}
+		s.Files[path.Join(dir, helperFile)] = s.helper(dir, byDir[dir])
+	}
+	return s, nil
+}
+
+// dirPackage is the package name of the non-test files of dir.
+func dirPackage(root, dir string) (string, error) {
+	p, err := loadPkg(root, dir)
+	if err != nil {
+		return "", err
+	}
+	return p.name, nil
+}
+
+func loadPkg(root, dir string) (*pkgSrc, error) {
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	names, err := filepath.Glob(filepath.Join(abs, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	p := &pkgSrc{dir: dir, fset: token.NewFileSet(), names: map[string]bool{}}
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(p.fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("schemata: %w", err)
+		}
+		if strings.HasSuffix(name, "_test.go") && strings.HasSuffix(f.Name.Name, "_test") {
+			continue // an external test package: it sees the package's exports only
+		}
+		if !strings.HasSuffix(name, "_test.go") && p.name == "" {
+			p.name = f.Name.Name
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				p.names[id.Name] = true
+			}
+			return true
+		})
+		p.files = append(p.files, &srcFile{rel: path.Join(dir, filepath.Base(name)), src: src, f: f})
+	}
+	if p.name == "" {
+		return nil, fmt.Errorf("schemata: no Go file in %s", dir)
+	}
+	for _, n := range []string{activeVar, idsVar, selFunc} {
+		if p.names[n] {
+			return nil, fmt.Errorf("schemata: %s already declares %s", dir, n)
+		}
+	}
+	return p, nil
+}
+
+// funcHost is one function with mutants inside.
+type funcHost struct {
+	file *srcFile
+	fn   *ast.FuncDecl
+	ms   []Mutant
+}
+
+// specHost is one package-level var or const spec with mutants inside.
+type specHost struct {
+	file *srcFile
+	gd   *ast.GenDecl
+	spec *ast.ValueSpec
+	ms   []Mutant
+	// mutated[i] lists, per value index, the mutants changing it and
+	// their texts.
+	mutated map[int][]mutValue
+}
+
+type mutValue struct {
+	id   string
+	text string
+}
+
+// genPkg places the mutants of one package; it returns the mutants that
+// turned out not hostable (the package must then be generated again
+// without them).
+func (s *Schemata) genPkg(p *pkgSrc, ms []Mutant, skip map[string]bool) (map[string]string, error) {
+	var funcs []*funcHost
+	var specs []*specHost
+	funcOf := map[*ast.FuncDecl]*funcHost{}
+	specOf := map[*ast.ValueSpec]*specHost{}
+	late := map[string]string{}
+	for _, m := range ms {
+		if skip[m.ID] {
+			continue
+		}
+		sf := p.file(m.File)
+		if sf == nil {
+			return nil, fmt.Errorf("schemata: %s: file %s not in package %s", m.ID, m.File, p.dir)
+		}
+		start, end := m.Offset, m.Offset+len(m.Original)
+		var host ast.Decl
+		for _, d := range sf.f.Decls {
+			if p.off(d.Pos()) <= start && end <= p.off(d.End()) {
+				host = d
+				break
+			}
+		}
+		switch d := host.(type) {
+		case nil:
+			s.Own[m.ID] = "outside any single declaration"
+		case *ast.FuncDecl:
+			why := hostableFunc(p, d, m)
+			if why != "" {
+				s.Own[m.ID] = why
+				continue
+			}
+			h := funcOf[d]
+			if h == nil {
+				h = &funcHost{file: sf, fn: d}
+				funcOf[d] = h
+				funcs = append(funcs, h)
+			}
+			h.ms = append(h.ms, m)
+		case *ast.GenDecl:
+			if d.Tok != token.VAR && d.Tok != token.CONST {
+				s.Own[m.ID] = "in a " + d.Tok.String() + " declaration (a type or a struct tag is fixed at build time)"
+				continue
+			}
+			var vs *ast.ValueSpec
+			for _, sp := range d.Specs {
+				if p.off(sp.Pos()) <= start && end <= p.off(sp.End()) || !d.Lparen.IsValid() {
+					vs = sp.(*ast.ValueSpec)
+				}
+			}
+			if vs == nil {
+				s.Own[m.ID] = "spans several specs of a " + d.Tok.String() + " declaration"
+				continue
+			}
+			h := specOf[vs]
+			if h == nil {
+				h = &specHost{file: sf, gd: d, spec: vs, mutated: map[int][]mutValue{}}
+				specOf[vs] = h
+				specs = append(specs, h)
+			}
+			h.ms = append(h.ms, m)
+		}
+	}
+
+	// Specs: which values each mutant changes.
+	converted := map[string][]string{} // const name → mutants
+	var constSpecs []*specHost
+	for _, h := range specs {
+		var kept []Mutant
+		for _, m := range h.ms {
+			why, broken := h.place(p, m)
+			switch {
+			case broken != "":
+				s.Broken[m.ID] = broken
+			case why != "":
+				s.Own[m.ID] = why
+			default:
+				kept = append(kept, m)
+			}
+		}
+		h.ms = kept
+		if len(kept) == 0 || h.gd.Tok != token.CONST || len(h.mutated) == 0 {
+			continue
+		}
+		if iotaGroup(h.gd) {
+			for _, m := range kept {
+				late[m.ID] = "a const of a group with iota or implied values"
+			}
+			continue
+		}
+		constSpecs = append(constSpecs, h)
+		for _, n := range h.spec.Names {
+			for _, m := range kept {
+				converted[n.Name] = appendUnique(converted[n.Name], m.ID)
+			}
+		}
+	}
+	if len(late) > 0 {
+		return late, nil
+	}
+
+	// Consts that depend on a converted const become vars too, in every
+	// file of the package (test files included), also inside functions.
+	type constDecl struct {
+		file  *srcFile
+		gd    *ast.GenDecl
+		local bool
+	}
+	var decls []constDecl
+	for _, sf := range p.files {
+		for _, d := range sf.f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				decls = append(decls, constDecl{sf, gd, false})
+			}
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil {
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					if ds, ok := n.(*ast.DeclStmt); ok {
+						if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+							decls = append(decls, constDecl{sf, gd, true})
+						}
+					}
+					return true
+				})
+			}
+		}
+	}
+	dependent := map[*ast.GenDecl][]string{} // local decls converted whole; package ones per spec
+	depSpec := map[*ast.ValueSpec][]string{}
+	for changed := true; changed && len(converted) > 0; {
+		changed = false
+		for _, cd := range decls {
+			for _, sp := range cd.gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				if specOf[vs] != nil && len(specOf[vs].mutated) > 0 {
+					continue
+				}
+				var causes []string
+				for _, v := range vs.Values {
+					ast.Inspect(v, func(n ast.Node) bool {
+						switch n := n.(type) {
+						case *ast.SelectorExpr:
+							ast.Inspect(n.X, func(x ast.Node) bool {
+								if id, ok := x.(*ast.Ident); ok {
+									causes = appendUnique(causes, converted[id.Name]...)
+								}
+								return true
+							})
+							return false
+						case *ast.Ident:
+							causes = appendUnique(causes, converted[n.Name]...)
+						}
+						return true
+					})
+				}
+				if len(causes) == 0 {
+					continue
+				}
+				if cd.local {
+					for _, c := range causes {
+						if !contains(dependent[cd.gd], c) {
+							dependent[cd.gd] = append(dependent[cd.gd], c)
+							changed = true
+						}
+					}
+					// A local group becomes vars as a whole.
+					for _, sp2 := range cd.gd.Specs {
+						for _, n := range sp2.(*ast.ValueSpec).Names {
+							before := len(converted[n.Name])
+							converted[n.Name] = appendUnique(converted[n.Name], causes...)
+							changed = changed || len(converted[n.Name]) != before
+						}
+					}
+					continue
+				}
+				for _, n := range vs.Names {
+					before := len(converted[n.Name])
+					converted[n.Name] = appendUnique(converted[n.Name], causes...)
+					changed = changed || len(converted[n.Name]) != before
+				}
+				before := len(depSpec[vs])
+				depSpec[vs] = appendUnique(depSpec[vs], causes...)
+				changed = changed || len(depSpec[vs]) != before
+			}
+		}
+	}
+	for _, cd := range decls {
+		if causes := dependent[cd.gd]; len(causes) > 0 && iotaGroup(cd.gd) {
+			for _, c := range causes {
+				late[c] = "a const that a const of an iota group depends on"
+			}
+		}
+		for _, sp := range cd.gd.Specs {
+			if causes := depSpec[sp.(*ast.ValueSpec)]; len(causes) > 0 && iotaGroup(cd.gd) {
+				for _, c := range causes {
+					late[c] = "a const that a const of an iota group depends on"
+				}
+			}
+		}
+	}
+	if len(late) > 0 {
+		return late, nil
+	}
+	for name, ids := range converted {
+		s.convertedBy[p.dir+" "+name] = ids
+	}
+
+	// Edits: converted consts, then mutated vars, then functions.
+	for _, cd := range decls {
+		if cd.local {
+			if causes := dependent[cd.gd]; len(causes) > 0 {
+				s.localConst(p, cd.file, cd.gd)
+			}
+			continue
+		}
+		for _, sp := range cd.gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if causes := depSpec[vs]; len(causes) > 0 {
+				s.constToVar(p, cd.file, cd.gd, &specHost{file: cd.file, gd: cd.gd, spec: vs, mutated: map[int][]mutValue{}}, causes)
+			}
+		}
+	}
+	for _, h := range constSpecs {
+		s.constToVar(p, h.file, h.gd, h, ids(h.ms))
+	}
+	for _, h := range specs {
+		if len(h.ms) == 0 {
+			continue
+		}
+		s.specHosted[p.dir] = append(s.specHosted[p.dir], ids(h.ms)...)
+		if h.gd.Tok == token.VAR && len(h.mutated) > 0 {
+			s.varValues(p, h)
+		}
+	}
+	for _, h := range funcs {
+		s.funcCopies(p, h)
+	}
+	return nil, nil
+}
+
+func (p *pkgSrc) file(rel string) *srcFile {
+	for _, f := range p.files {
+		if f.rel == rel {
+			return f
+		}
+	}
+	return nil
+}
+
+// hostableFunc says why a mutant of fn cannot be hosted by a copy of fn
+// ("" when it can).
+func hostableFunc(p *pkgSrc, fn *ast.FuncDecl, m Mutant) string {
+	if fn.Body == nil {
+		return "in a function without a body"
+	}
+	if fn.Name.Name == "_" {
+		return "in a function named _"
+	}
+	if m.Offset < p.off(fn.Pos()) {
+		return "outside the function"
+	}
+	return ""
+}
+
+// place finds which values of the spec the mutant changes. why is set when
+// the mutant cannot be hosted, broken when the mutated spec does not
+// parse.
+func (h *specHost) place(p *pkgSrc, m Mutant) (why, broken string) {
+	start, end := p.off(h.spec.Pos()), p.off(h.spec.End())
+	prefix := "package p\n" + h.gd.Tok.String() + " "
+	if !h.gd.Lparen.IsValid() {
+		// A declaration of one spec: the mutant may cover its keyword.
+		start, end = p.off(h.gd.Pos()), p.off(h.gd.End())
+		prefix = "package p\n"
+	}
+	src := h.file.src
+	text := string(src[start:m.Offset]) + m.Replacement + string(src[m.Offset+len(m.Original):end])
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "mutant.go", prefix+text+"\n", parser.SkipObjectResolution)
+	if err != nil {
+		return "", "does not parse: " + err.Error()
+	}
+	if len(f.Decls) != 1 {
+		return "changes the declaration's shape", ""
+	}
+	gd, ok := f.Decls[0].(*ast.GenDecl)
+	if !ok || gd.Tok != h.gd.Tok || len(gd.Specs) != 1 || gd.Lparen.IsValid() {
+		return "changes the declaration's shape", ""
+	}
+	vs := gd.Specs[0].(*ast.ValueSpec)
+	mtext := func(n ast.Node) string {
+		if n == nil {
+			return ""
+		}
+		return string((prefix + text)[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset])
+	}
+	otext := func(n ast.Node) string {
+		if n == nil {
+			return ""
+		}
+		return string(src[p.off(n.Pos()):p.off(n.End())])
+	}
+	if len(vs.Names) != len(h.spec.Names) || mtext(vs.Type) != otext(h.spec.Type) || len(vs.Values) != len(h.spec.Values) {
+		return "changes the names, type or count of a spec", ""
+	}
+	for i, n := range vs.Names {
+		if n.Name != h.spec.Names[i].Name {
+			return "changes the names, type or count of a spec", ""
+		}
+	}
+	if len(h.spec.Values) > 0 && len(h.spec.Values) != len(h.spec.Names) {
+		return "in a spec of several names with one value", ""
+	}
+	for i, v := range vs.Values {
+		if mt := mtext(v); mt != otext(h.spec.Values[i]) {
+			h.mutated[i] = append(h.mutated[i], mutValue{id: m.ID, text: mt})
+		}
+	}
+	return "", ""
+}
+
+// iotaGroup reports whether a const group uses iota or implied values.
+func iotaGroup(gd *ast.GenDecl) bool {
+	found := false
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) == 0 {
+			return true
+		}
+		for _, v := range vs.Values {
+			ast.Inspect(v, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && id.Name == "iota" {
+					found = true
+				}
+				return !found
+			})
+		}
+	}
+	return found
+}
+
+// selected returns the value expression of spec value i with its mutants:
+// mcpparityMutSel(n2, mcpparityMutSel(n1, orig, v1), v2); the mutated
+// values become functions appended to the file.
+func (s *Schemata) selected(p *pkgSrc, h *specHost, i int, orig string) string {
+	typ := ""
+	if h.spec.Type != nil {
+		typ = string(h.file.src[p.off(h.spec.Type.Pos()):p.off(h.spec.Type.End())])
+	}
+	out := orig
+	for _, mv := range h.mutated[i] {
+		fn := p.fresh(fmt.Sprintf("mcpparityValue%d", s.IDs[mv.id]))
+		body := "return " + mv.text
+		call := selFunc
+		if typ != "" {
+			body = "var v " + typ + " = " + mv.text + "; return v"
+			call += "[" + typ + "]"
+		}
+		h.file.tail = append(h.file.tail, tailPart{
+			text: fmt.Sprintf("func %s() any { %s }", fn, body), kind: regionCopy, ids: []string{mv.id},
+		})
+		out = fmt.Sprintf("%s(%d, %s, %s)", call, s.IDs[mv.id], out, fn)
+	}
+	return out
+}
+
+// varValues rewrites the mutated values of a var spec in place.
+func (s *Schemata) varValues(p *pkgSrc, h *specHost) {
+	for i, v := range h.spec.Values {
+		if len(h.mutated[i]) == 0 {
+			continue
+		}
+		start, end := p.off(v.Pos()), p.off(v.End())
+		h.file.edits = append(h.file.edits, edit{start, end, s.selected(p, h, i, string(h.file.src[start:end]))})
+	}
+	s.hostRegion(p, h.file, p.off(h.spec.Pos()), p.off(h.spec.End()), ids(h.ms))
+}
+
+// constToVar blanks a const spec (its lines kept) and appends it as a var,
+// its mutated values selected.
+func (s *Schemata) constToVar(p *pkgSrc, sf *srcFile, gd *ast.GenDecl, h *specHost, causes []string) {
+	start, end := p.off(h.spec.Pos()), p.off(h.spec.End())
+	if !gd.Lparen.IsValid() {
+		start, end = p.off(gd.Pos()), p.off(gd.End())
+	}
+	sf.edits = append(sf.edits, edit{start, end, blank(sf.src[start:end])})
+	var b strings.Builder
+	b.WriteString("var ")
+	for i, n := range h.spec.Names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n.Name)
+	}
+	if h.spec.Type != nil {
+		b.WriteString(" " + string(sf.src[p.off(h.spec.Type.Pos()):p.off(h.spec.Type.End())]))
+	}
+	b.WriteString(" = ")
+	for i, v := range h.spec.Values {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.selected(p, h, i, string(sf.src[p.off(v.Pos()):p.off(v.End())])))
+	}
+	sf.tail = append(sf.tail, tailPart{text: b.String(), kind: regionHost, ids: causes})
+	sf.touched = true
+}
+
+// localConst turns a const declaration inside a function into vars, used
+// once so that the compiler does not call them unused.
+func (s *Schemata) localConst(p *pkgSrc, sf *srcFile, gd *ast.GenDecl) {
+	var names []string
+	for _, sp := range gd.Specs {
+		for _, n := range sp.(*ast.ValueSpec).Names {
+			if n.Name != "_" {
+				names = append(names, n.Name)
+			}
+		}
+	}
+	at := p.off(gd.TokPos)
+	sf.edits = append(sf.edits, edit{at, at + len("const"), "var"})
+	if len(names) > 0 {
+		end := p.off(gd.End())
+		sf.edits = append(sf.edits, edit{end, end, "; _ = []any{" + strings.Join(names, ", ") + "}"})
+	}
+	sf.touched = true
+}
+
+// hostRegion marks the original lines of [start, end) as hosting ids.
+func (s *Schemata) hostRegion(p *pkgSrc, sf *srcFile, start, end int, ids []string) {
+	sf.touched = true
+	a := 1 + bytes.Count(sf.src[:start], []byte("\n"))
+	b := 1 + bytes.Count(sf.src[:end], []byte("\n"))
+	s.regions[sf.rel] = append(s.regions[sf.rel], region{kind: regionHost, start: a, end: b, ids: ids})
+}
+
+// funcCopies appends one copy of h's function per mutant and puts the
+// dispatch at the top of the original.
+func (s *Schemata) funcCopies(p *pkgSrc, h *funcHost) {
+	fn, sf := h.fn, h.file
+	fnStart, fnEnd := p.off(fn.Pos()), p.off(fn.End())
+	// Conversion edits inside the function (local consts) go to the
+	// copies too.
+	var inner []edit
+	for _, e := range sf.edits {
+		if e.start >= fnStart && e.end <= fnEnd {
+			inner = append(inner, e)
+		}
+	}
+
+	// Name the receiver and parameters that have no usable name.
+	var args []string
+	recv := ""
+	nameFields := func(fl *ast.FieldList, prefix string, collect *[]string) {
+		if fl == nil {
+			return
+		}
+		for _, f := range fl.List {
+			if len(f.Names) == 0 {
+				n := p.fresh(fmt.Sprintf("%s%d", prefix, len(*collect)))
+				at := p.off(f.Type.Pos())
+				sf.edits = append(sf.edits, edit{at, at, n + " "})
+				*collect = append(*collect, n)
+				continue
+			}
+			for _, id := range f.Names {
+				n := id.Name
+				if n == "_" {
+					n = p.fresh(fmt.Sprintf("%s%d", prefix, len(*collect)))
+					at := p.off(id.Pos())
+					sf.edits = append(sf.edits, edit{at, at + 1, n})
+				}
+				*collect = append(*collect, n)
+			}
+		}
+	}
+	if fn.Recv != nil {
+		var r []string
+		nameFields(fn.Recv, "mcpparityRecv", &r)
+		recv = r[0]
+	}
+	nameFields(fn.Type.Params, "mcpparityArg", &args)
+	if n := fn.Type.Params.NumFields(); n > 0 {
+		last := fn.Type.Params.List[len(fn.Type.Params.List)-1]
+		if _, ok := last.Type.(*ast.Ellipsis); ok {
+			args[len(args)-1] += "..."
+		}
+	}
+	var tparams []string
+	nameFields(fn.Type.TypeParams, "mcpparityType", &tparams)
+	results := fn.Type.Results.NumFields() > 0
+
+	var cases strings.Builder
+	for _, m := range h.ms {
+		n := s.IDs[m.ID]
+		name := p.fresh(copyName(fn.Name.Name, n))
+		text, err := s.copyText(p, sf, fn, m, inner, name)
+		if err != "" {
+			s.Broken[m.ID] = err
+			continue
+		}
+		sf.tail = append(sf.tail, tailPart{text: text, kind: regionCopy, ids: []string{m.ID}, origLn: p.fset.Position(fn.Pos()).Line})
+		call := name
+		if recv != "" {
+			call = recv + "." + name
+		}
+		if len(tparams) > 0 {
+			call += "[" + strings.Join(tparams, ", ") + "]"
+		}
+		call += "(" + strings.Join(args, ", ") + ")"
+		if results {
+			fmt.Fprintf(&cases, " case %d: return %s;", n, call)
+		} else {
+			fmt.Fprintf(&cases, " case %d: %s; return;", n, call)
+		}
+	}
+	if cases.Len() == 0 {
+		return
+	}
+	at := p.off(fn.Body.Lbrace) + 1
+	sf.edits = append(sf.edits, edit{at, at, " switch " + activeVar + " {" + cases.String() + " };"})
+	var hosted []string
+	for _, m := range h.ms {
+		if s.Broken[m.ID] == "" {
+			hosted = append(hosted, m.ID)
+		}
+	}
+	s.hostRegion(p, sf, fnStart, p.off(fn.Body.Lbrace), hosted)
+}
+
+// copyName is the name of a function's copy for mutant n: unexported, so
+// that no method set grows.
+func copyName(name string, n int) string {
+	r, size := utf8.DecodeRuneInString(name)
+	return string(unicode.ToLower(r)) + name[size:] + "__m" + strconv.Itoa(n)
+}
+
+// copyText is fn's text with mutant m and the inner edits applied, renamed
+// to name.
+func (s *Schemata) copyText(p *pkgSrc, sf *srcFile, fn *ast.FuncDecl, m Mutant, inner []edit, name string) (string, string) {
+	fnStart, fnEnd := p.off(fn.Pos()), p.off(fn.End())
+	mutEdit := edit{m.Offset, m.Offset + len(m.Original), m.Replacement}
+	all := []edit{mutEdit}
+	for _, e := range inner {
+		if e.start < mutEdit.end && mutEdit.start < e.end || e.start == e.end && e.start > mutEdit.start && e.start < mutEdit.end {
+			return "", "overlaps a const made a var"
+		}
+		all = append(all, e)
+	}
+	text, err := applyEdits(sf.src[fnStart:fnEnd], all, fnStart)
+	if err != nil {
+		return "", err.Error()
+	}
+	const prefix = "package p\n"
+	fset := token.NewFileSet()
+	f, perr := parser.ParseFile(fset, "mutant.go", prefix+text, parser.SkipObjectResolution)
+	if perr != nil {
+		return "", "does not parse: " + perr.Error()
+	}
+	if len(f.Decls) != 1 {
+		return "", "does not parse as one function"
+	}
+	cp, ok := f.Decls[0].(*ast.FuncDecl)
+	if !ok || cp.Name.Name != fn.Name.Name || cp.Body == nil {
+		return "", "does not parse as the same function"
+	}
+	cpText := func(from, to token.Pos) string {
+		return (prefix + text)[fset.Position(from).Offset:fset.Position(to).Offset]
+	}
+	origText := func(from, to token.Pos) string { return string(sf.src[p.off(from):p.off(to)]) }
+	// The signature: from "func" to the body, the receiver included.
+	if cpText(cp.Pos(), cp.Name.Pos()) != origText(fn.Pos(), fn.Name.Pos()) ||
+		cpText(cp.Name.End(), cp.Body.Lbrace) != origText(fn.Name.End(), fn.Body.Lbrace) {
+		// The dispatch could not call it: such a mutant is built alone.
+		s.Own[m.ID] = "changes the function's signature"
+		return "", ""
+	}
+	at := fset.Position(cp.Name.Pos()).Offset - len(prefix)
+	return text[:at] + name + text[at+len(cp.Name.Name):], ""
+}
+
+// applyEdits applies non-overlapping edits (offsets from base) to src.
+func applyEdits(src []byte, edits []edit, base int) (string, error) {
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		s, en := e.start-base, e.end-base
+		if s < at || en < s || en > len(src) {
+			return "", fmt.Errorf("overlapping edits at offset %d", e.start)
+		}
+		b.Write(src[at:s])
+		b.WriteString(e.text)
+		at = en
+	}
+	b.Write(src[at:])
+	return b.String(), nil
+}
+
+// blank replaces everything but newlines with nothing, keeping the lines.
+func blank(b []byte) string {
+	return strings.Repeat("\n", bytes.Count(b, []byte("\n")))
+}
+
+// finishPkg writes the touched files of p with their tails and records the
+// regions by generated line.
+func (s *Schemata) finishPkg(p *pkgSrc) error {
+	for _, sf := range p.files {
+		if !sf.touched && len(sf.edits) == 0 && len(sf.tail) == 0 {
+			continue
+		}
+		out, err := applyEdits(sf.src, sf.edits, 0)
+		if err != nil {
+			return fmt.Errorf("schemata: %s: %w", sf.rel, err)
+		}
+		var b strings.Builder
+		b.WriteString(out)
+		if !strings.HasSuffix(out, "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString("\n// " + mutantMark + " (generated, never part of the tree)\n")
+		for _, t := range sf.tail {
+			b.WriteString("\n")
+			start := 1 + strings.Count(b.String(), "\n")
+			b.WriteString(t.text)
+			b.WriteString("\n")
+			end := strings.Count(b.String(), "\n")
+			s.regions[sf.rel] = append(s.regions[sf.rel], region{kind: t.kind, start: start, end: end, ids: t.ids, origLine: t.origLn})
+		}
+		s.Files[sf.rel] = []byte(b.String())
+	}
+	return nil
+}
+
+// helper is the generated file of a package: the active mutant, read from
+// the environment once, and the value selector.
+func (s *Schemata) helper(dir string, ms []Mutant) []byte {
+	pkg := s.pkgNames[dir]
+	var ids []string
+	for id := range s.IDs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return s.IDs[ids[i]] < s.IDs[ids[j]] })
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Code generated by %s; DO NOT EDIT.\n\npackage %s\n\n", mutantMark, pkg)
+	b.WriteString("import (\n\tmcpparityFmt \"fmt\"\n\tmcpparityOS \"os\"\n)\n\n")
+	fmt.Fprintf(&b, "var %s = mcpparityMutantFromEnv()\n\n", activeVar)
+	fmt.Fprintf(&b, "// %s lists the mutants of this build (0: hosted by another package).\nvar %s = map[string]int{\n", idsVar, idsVar)
+	local := map[string]bool{}
+	for _, m := range ms {
+		local[m.ID] = true
+	}
+	for _, id := range ids {
+		n := 0
+		if local[id] {
+			n = s.IDs[id]
+		}
+		fmt.Fprintf(&b, "\t%s: %d,\n", strconv.Quote(id), n)
+	}
+	b.WriteString("}\n\n")
+	fmt.Fprintf(&b, `func mcpparityMutantFromEnv() int {
+	id := mcpparityOS.Getenv(%[1]q)
+	if id == "" {
+		return 0
+	}
+	n, ok := %[2]s[id]
+	if !ok {
+		mcpparityFmt.Fprintf(mcpparityOS.Stderr, "%[1]s=%%q: no such mutant in this build (it holds %%d)\n", id, len(%[2]s))
+		mcpparityOS.Exit(2)
+	}
+	return n
+}
+
+func %[3]s[T any](n int, orig T, mutated func() any) T {
+	if %[4]s != n {
+		return orig
+	}
+	v := mutated()
+	if v == nil {
+		var zero T
+		return zero
+	}
+	return v.(T)
+}
+`, MutantEnv, idsVar, selFunc, activeVar)
+	return []byte(b.String())
+}
+
+func ids(ms []Mutant) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func appendUnique(list []string, more ...string) []string {
+	for _, s := range more {
+		if !contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// compileError is one error of a build's output.
+type compileError struct {
+	file string // module-relative when known
+	line int
+	text string // the message, continuation lines included
+}
+
+var errLine = regexp.MustCompile(`^(.+?\.go):(\d+)(?::\d+)?: (.*)$`)
+
+// parseErrors reads the compiler errors of a go build output. overlayDir
+// is where the generated files were written (their errors name them
+// there); root is the module root.
+func parseErrors(out, root, overlayDir string) []compileError {
+	var errs []compileError
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "\t") && len(errs) > 0 {
+			errs[len(errs)-1].text += "\n" + line
+			continue
+		}
+		m := errLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		errs = append(errs, compileError{file: relTo(m[1], root, overlayDir), line: n, text: m[3]})
+	}
+	return errs
+}
+
+func relTo(p, root, overlayDir string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	for _, base := range []string{overlayDir, root} {
+		if rel, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(p)
+}
+
+// blame maps compile errors to mutants. own: mutants whose hosting breaks
+// the build (they need builds of their own). broken: mutants whose own code
+// does not compile. Errors that name no mutant make err non-nil when no
+// hosted spec could explain them.
+func (s *Schemata) blame(errs []compileError) (own, broken map[string]string, err error) {
+	own, broken = map[string]string{}, map[string]string{}
+	var unexplained []string
+	for _, e := range errs {
+		msg := fmt.Sprintf("%s:%d: %s", e.file, e.line, e.text)
+		var reg *region
+		for i, r := range s.regions[e.file] {
+			if e.line >= r.start && e.line <= r.end && (reg == nil || r.kind == regionCopy) {
+				reg = &s.regions[e.file][i]
+			}
+		}
+		if reg != nil && reg.kind == regionCopy {
+			if reg.origLine > 0 {
+				msg = fmt.Sprintf("%s:%d (copy of line %d): %s", e.file, e.line, reg.origLine+e.line-reg.start, e.text)
+			}
+			for _, id := range reg.ids {
+				if broken[id] == "" {
+					broken[id] = msg
+				}
+			}
+			continue
+		}
+		named := false
+		for key, causes := range s.convertedBy {
+			dir, name, _ := strings.Cut(key, " ")
+			// An exported const may be used by other packages too.
+			if (path.Dir(e.file) == dir || token.IsExported(name)) && regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`).MatchString(e.text) {
+				named = true
+				for _, id := range causes {
+					own[id] = "its const is used where only a const will do: " + msg
+				}
+			}
+		}
+		if named {
+			continue
+		}
+		if reg != nil {
+			for _, id := range reg.ids {
+				own[id] = "hosting it breaks the build: " + msg
+			}
+			continue
+		}
+		dir := path.Dir(e.file)
+		if len(s.specHosted[dir]) == 0 {
+			unexplained = append(unexplained, msg)
+			continue
+		}
+		for _, id := range s.specHosted[dir] {
+			own[id] = "an error no mutant explains, its spec is built alone: " + msg
+		}
+	}
+	if len(own) > 0 {
+		// Hosting comes first: a copy may only fail because of it.
+		broken = map[string]string{}
+	}
+	if len(unexplained) > 0 && len(own) == 0 && len(broken) == 0 {
+		return nil, nil, fmt.Errorf("schemata build failed where no mutant is:\n%s", strings.Join(unexplained, "\n"))
+	}
+	return own, broken, nil
+}
