@@ -3,6 +3,7 @@ package impl
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -88,5 +89,27 @@ func TestP2_GraceScaled(t *testing.T) {
 			t.Fatalf("server %d still running 1.5 s after its session closed (the grace is not scaled)", pid)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Close ends the contract and every server process at once.
+func TestServe_Close(t *testing.T) {
+	f := newFixture(t)
+	f.seed(map[string]MCPServerConfig{"local": f.stdio(nil)})
+	s, err := Start("127.0.0.1:0", f.stateDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := s.Pool.Status(ctx(t)); err != nil || !st[0].Connected {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pid := readPids(t, f.starts)[0]; !processGone(pid, false) {
+		t.Errorf("stdio server %d still running after Close", pid)
+	}
+	if _, err := net.Dial("tcp", s.Addr()); err == nil {
+		t.Error("the contract still accepts connections after Close")
 	}
 }

@@ -49,6 +49,20 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // URL is the base URL of the contract.
 func (s *Server) URL() string { return "http://" + s.Addr() }
 
+// Close stops at once: the listener and every connection are closed, then
+// every session and server process is ended. For a caller that knows no
+// request is in flight (Shutdown would wait for connections to go idle).
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	if serr := <-s.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if cerr := s.Pool.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // Shutdown stops accepting requests, waits for those in flight (until ctx
 // ends), then closes every session and ends every server process.
 func (s *Server) Shutdown(ctx context.Context) error {

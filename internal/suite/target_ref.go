@@ -30,6 +30,9 @@ func (RefTarget) Start(ctx context.Context, env Env) (Instance, error) {
 
 type refInstance struct{ srv *impl.Server }
 
-func (r refInstance) URL() string                    { return r.srv.URL() }
-func (r refInstance) Stop(ctx context.Context) error { return r.srv.Shutdown(ctx) }
-func (r refInstance) Logs() string                   { return "" }
+func (r refInstance) URL() string { return r.srv.URL() }
+
+// Stop closes at once: the harness stops a target once its requests are
+// answered (a graceful shutdown would wait for connections to go idle).
+func (r refInstance) Stop(context.Context) error { return r.srv.Close() }
+func (r refInstance) Logs() string               { return "" }
