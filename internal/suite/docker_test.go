@@ -161,9 +161,11 @@ func scenarioEnv(t *testing.T) suite.Env {
 		}
 	}
 	var err error
-	if env.Addr, err = suite.FreeAddr(); err != nil {
+	var release func()
+	if env.Addr, release, err = suite.FreeAddr(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(release)
 	return env
 }
 

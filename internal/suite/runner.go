@@ -94,9 +94,12 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 			return nil, nil, "", fmt.Errorf("seed: %w", err)
 		}
 	}
-	if env.Addr, err = FreeAddr(); err != nil {
+	addr, release, err := FreeAddr()
+	if err != nil {
 		return nil, nil, "", err
 	}
+	defer release()
+	env.Addr = addr
 	inst, err := cfg.Target.Start(ctx, env)
 	if err != nil {
 		return nil, nil, "", err

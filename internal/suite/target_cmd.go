@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,48 +83,58 @@ func (c *cmdInstance) Stop(ctx context.Context) error {
 	return nil
 }
 
-// handedOut are the addresses FreeAddr gave in this process: scenarios run
-// at once, and a port closed by one FreeAddr must not be given to another
-// target before the first binds it.
-var handedOut = struct {
-	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
-
 // Target ports are drawn below the system's ephemeral range, where no
 // listen(:0) or outgoing connection of another process lands between the
-// moment FreeAddr closes a port and the moment the target binds it.
+// moment FreeAddr closes a port and the moment the target binds it; and
+// each is reserved by a lock file that other runs of the harness respect.
 const (
 	lowestPort = 20000
 	portRange  = "/proc/sys/net/ipv4/ip_local_port_range"
 )
 
-// FreeAddr returns a loopback address with a port free right now, never
-// one it returned before, below the ephemeral range when it can.
-func FreeAddr() (string, error) {
+// FreeAddr returns a loopback address with a port free right now, and
+// reserves it for this run until release is called: another FreeAddr, in
+// this process or another, does not hand it out meanwhile.
+func FreeAddr() (addr string, release func(), err error) {
 	top := ephemeralStart()
+	dir := filepath.Join(os.TempDir(), "mcpparity-ports")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", nil, err
+	}
 	for range 200 {
-		addr := "127.0.0.1:0"
+		port := 0
 		if top > lowestPort {
-			addr = "127.0.0.1:" + strconv.Itoa(lowestPort+mrand.IntN(top-lowestPort))
+			port = lowestPort + mrand.IntN(top-lowestPort)
 		}
-		ln, err := net.Listen("tcp", addr)
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
 			continue // taken: draw again
 		}
-		addr = ln.Addr().String()
-		if err := ln.Close(); err != nil {
-			return "", err
+		addr := ln.Addr().String()
+		port = ln.Addr().(*net.TCPAddr).Port
+		path := filepath.Join(dir, strconv.Itoa(port))
+		lock, err := reserve(path)
+		ln.Close()
+		if err != nil {
+			continue // reserved by another run
 		}
-		handedOut.Lock()
-		seen := handedOut.m[addr]
-		handedOut.m[addr] = true
-		handedOut.Unlock()
-		if !seen {
-			return addr, nil
-		}
+		return addr, func() { os.Remove(path); lock.Close() }, nil
 	}
-	return "", errors.New("no free loopback port that was not handed out already")
+	return "", nil, errors.New("no free loopback port that another run had not reserved")
+}
+
+// reserve takes the lock of path without waiting; it is held until the
+// file is closed (or the process ends).
+func reserve(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // ephemeralStart is the first port of the system's ephemeral range (0 when
