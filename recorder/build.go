@@ -65,7 +65,7 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	var msgs []message // every JSON-RPC message, for the manifest
 	switch rec.Transport {
 	case fixtures.TransportHTTP:
-		exs := answered(rec.Exchanges)
+		exs := bySession(answered(rec.Exchanges))
 		if len(exs) == 0 {
 			return nil, errors.New("recorder: no answered HTTP exchange was recorded")
 		}

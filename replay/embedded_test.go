@@ -14,21 +14,38 @@ import (
 // recordedCalls lists the tools/call params of a recording, in order, the
 // client name it used, and how many server requests (ping, roots/list) the
 // recorded client answered.
-func recordedCalls(t *testing.T, fx *fixtures.Fixture) (client string, calls []mcp.CallToolParams, serverRequests int) {
+// recordedCall is a tools/call of a recording, and whether the server
+// answered it with a JSON-RPC error (the client then reconnected and
+// retried, as the pool does).
+type recordedCall struct {
+	params mcp.CallToolParams
+	failed bool
+}
+
+func recordedCalls(t *testing.T, fx *fixtures.Fixture) (client string, calls []recordedCall, serverRequests int) {
 	t.Helper()
 	type msg struct {
 		raw        json.RawMessage
 		fromClient bool
+		failed     bool // the request's recorded answer is an error
 	}
 	var msgs []msg
 	for _, ex := range fx.HTTP {
-		msgs = append(msgs, msg{ex.Request.Body, true})
+		failed := false
 		for _, ev := range ex.Response.Events {
-			msgs = append(msgs, msg{ev.Data, false})
+			var a struct {
+				Error json.RawMessage `json:"error"`
+			}
+			_ = json.Unmarshal(ev.Data, &a)
+			failed = failed || len(a.Error) > 0
+		}
+		msgs = append(msgs, msg{ex.Request.Body, true, failed})
+		for _, ev := range ex.Response.Events {
+			msgs = append(msgs, msg{ev.Data, false, false})
 		}
 	}
 	for _, l := range fx.Stdio {
-		msgs = append(msgs, msg{l.Message, l.Dir == fixtures.DirSend})
+		msgs = append(msgs, msg{l.Message, l.Dir == fixtures.DirSend, false})
 	}
 	pending := map[string]bool{} // ids of server requests not answered yet
 	for _, mm := range msgs {
@@ -50,7 +67,7 @@ func recordedCalls(t *testing.T, fx *fixtures.Fixture) (client string, calls []m
 			if err := json.Unmarshal(m.Params, &p); err != nil {
 				t.Fatal(err)
 			}
-			calls = append(calls, p)
+			calls = append(calls, recordedCall{p, mm.failed})
 		case m.Method == "initialize":
 			var p struct {
 				ClientInfo struct{ Name string } `json:"clientInfo"`
@@ -105,9 +122,20 @@ func TestEmbeddedRecordings(t *testing.T) {
 			if err != nil || len(tools.Tools) != fx.Manifest.ToolCount {
 				t.Fatalf("tools/list: %v (%d tools)", err, len(tools.Tools))
 			}
-			for _, p := range calls {
-				if _, err := cs.CallTool(ctx, &p); err != nil {
-					t.Fatalf("call %s: %v", p.Name, err)
+			for i, rc := range calls {
+				_, err := cs.CallTool(ctx, &rc.params)
+				if (err != nil) != rc.failed {
+					t.Fatalf("call %s: %v (recorded as failing: %v)", rc.params.Name, err, rc.failed)
+				}
+				if rc.failed && i+1 < len(calls) && calls[i+1].params.Name == rc.params.Name {
+					// The recorded client reconnected before its retry.
+					cs.Close()
+					if cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: h.client}, nil); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := cs.ListTools(ctx, nil); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			var rep Report
