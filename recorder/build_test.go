@@ -37,8 +37,10 @@ func TestBuildNormalizes(t *testing.T) {
 	if len(f.HTTP) != 3 || f.HTTP[1].Seq != 2 || f.HTTP[2].Seq != 3 {
 		t.Fatalf("exchanges not renumbered: %+v", f.HTTP)
 	}
-	if got := []int{f.HTTP[1].Response.Events[0].After, f.HTTP[1].Response.Events[1].After}; !cmp.Equal(got, []int{2, 3}) {
-		t.Errorf("event positions %v, want [2 3]", got)
+	// Events are placed after the last request of their own session: the
+	// ping read after SID-B's request belongs to SID-A's stream (seq 2).
+	if got := []int{f.HTTP[1].Response.Events[0].After, f.HTTP[1].Response.Events[1].After}; !cmp.Equal(got, []int{2, 2}) {
+		t.Errorf("event positions %v, want [2 2]", got)
 	}
 	wantHeaders := map[string]string{"Authorization": "{secret}", "Content-Type": "application/json", "X-Custom": "{secret}"}
 	if diff := cmp.Diff(wantHeaders, f.HTTP[0].Request.Headers); diff != "" {
