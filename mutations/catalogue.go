@@ -83,7 +83,16 @@ func ruleRank(id string) int {
 // LoadCatalogue reads every *.json file of dir (in fsys) and returns the
 // mutants ordered by rule (C1…C8, P1…P17), then as listed. It checks the
 // data itself (ids, rules, fields); Resolve checks it against the sources.
-func LoadCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
+func LoadCatalogue(fsys fs.FS, dir string) ([]Mutant, error) { return loadCatalogue(fsys, dir, true) }
+
+// LoadTargetCatalogue reads the catalogue of a target of its own (a port
+// in another language): files of any kind, relative to the target file's
+// folder.
+func LoadTargetCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
+	return loadCatalogue(fsys, dir, false)
+}
+
+func loadCatalogue(fsys fs.FS, dir string, goFiles bool) ([]Mutant, error) {
 	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
@@ -124,7 +133,7 @@ func LoadCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
 				errs = append(errs, fmt.Errorf("%s: rule %s in the file of %s", where, m.Rule, rf.Rule))
 			case m.File == "" || path.IsAbs(m.File) || strings.Contains(m.File, "..") || strings.Contains(m.File, `\`):
 				errs = append(errs, fmt.Errorf("%s: file %q must be relative to the module root, slash-separated", where, m.File))
-			case !strings.HasSuffix(m.File, ".go") || strings.HasSuffix(m.File, "_test.go"):
+			case goFiles && (!strings.HasSuffix(m.File, ".go") || strings.HasSuffix(m.File, "_test.go")):
 				errs = append(errs, fmt.Errorf("%s: file %q is not a non-test Go file", where, m.File))
 			case m.Original == "":
 				errs = append(errs, fmt.Errorf("%s: empty original", where))

@@ -34,6 +34,7 @@ const (
 const (
 	BuildSchemata = "schemata" // hosted by the one build of all mutants
 	BuildOwn      = "own"      // built alone (BuildNote says why)
+	BuildCopy     = "copy"     // a target of its own: a copy of its folder, built
 )
 
 // Seconds is a duration in seconds, rounded to the millisecond in JSON.
@@ -324,6 +325,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 		base = append(base, fmt.Sprintf("%s %.1fs", b.Name, float64(b.Seconds)))
 	}
 	line := fmt.Sprintf("builds: %d in the schemata, %d own", len(r.Results)-own, own)
+	if r.Mode == ModeTarget {
+		line = fmt.Sprintf("builds: %d copies of the target", len(r.Results))
+	}
 	if len(base) > 0 {
 		line += "; baseline " + strings.Join(base, ", ")
 	}

@@ -20,8 +20,13 @@ import (
 // operator mutants with --operators), each judged by the conformance check
 // (the suite) and by impl's tests, from one schemata build.
 func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := flag.NewFlagSet("mutate", flag.ContinueOnError)
-	flags.SetOutput(stderr)
+	flags := newFlags("mutate", "[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--target-file F] [flags]", stdout, stderr, `
+Rule mutants (mutations/rules) and operator mutants (--operators) are built
+into one binary and judged by check against the mutated reference, and by
+impl's tests. With --target-file, the target's own catalogue (its mutants
+section) is applied to copies of its folder, each built and checked.
+exit codes: 0 every mutant killed by the suite, 1 a survivor (or a timeout,
+or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	var (
 		rules     = flags.String("rule", "", "only the mutants of these rules or mutant ids (comma-separated), e.g. C1,P10")
 		shard     = flags.String("shard", "1/1", "run the K-th of N deterministic slices, K/N")
@@ -45,17 +50,13 @@ func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		list      = flags.Bool("list", false, "list the selected mutants and exit")
 		buildDir  = flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+mutations.MutantEnv+"=<id> <folder>/mcpparity check")
 		check     = flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check")
+		target    = flags.String("target-file", "", "mutate a target of its own: its target file's mutants, applied to copies of its folder (docs/targets.md)")
 	)
-	flags.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpparity mutate [--rule ID[,ID…]] [--changed REV] [--shard K/N] [--json FILE] [--workers N] [--operators [--limit N --seed S]]")
-		flags.PrintDefaults()
+	if code, done := parseFlags(flags, args, stderr); done {
+		return code
 	}
-	if err := flags.Parse(args); err != nil {
-		return 2
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "mutate: unexpected argument %q\n", flags.Arg(0))
-		return 2
+	if *target != "" {
+		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, stdout, stderr)
 	}
 	floorSet := false
 	flags.Visit(func(f *flag.Flag) { floorSet = floorSet || f.Name == "timeout-floor" })
@@ -269,6 +270,27 @@ func runMutateMerge(ctx context.Context, args []string, stdout, stderr io.Writer
 		return 2
 	}
 	return code
+}
+
+// runTargetMutants is mutate --target-file: a target's own mutants.
+func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, stdout, stderr io.Writer) int {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return 2
+	}
+	var ids []string
+	for _, id := range strings.Split(rules, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids})
+	if rep == nil {
+		fmt.Fprintln(stderr, "mutate:", err)
+		return 2
+	}
+	return finishReport(rep, jsonOut, 0, stdout, stderr)
 }
 
 func finishReport(rep *mutations.Report, jsonOut string, minScore float64, stdout, stderr io.Writer) int {
