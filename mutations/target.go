@@ -127,26 +127,38 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	// Confirmation, one at a time: the killing scenario alone, then, if it
+	// Confirmation, two at a time: the killing scenario alone, then, if it
 	// passes alone, the whole check once more.
+	confirm := make(chan int)
+	var cwg sync.WaitGroup
+	for range min(2, cfg.Workers) {
+		cwg.Go(func() {
+			for i := range confirm {
+				res := results[i]
+				again := t.mutant(ctx, ms[i], base.timeout, res.Scenario)
+				if again.Verdict == VerdictSurvived && res.Scenario != "" {
+					again = t.mutant(ctx, ms[i], base.timeout, "")
+				}
+				again.Time += res.Time
+				if again.Verdict != res.Verdict {
+					again.Note = fmt.Sprintf("%s at first (%s), %s alone", res.Verdict, dash(res.KilledBy+res.Error), again.Verdict)
+					t.progress(again)
+				}
+				results[i] = again
+			}
+		})
+	}
 	for i, res := range results {
-		if ctx.Err() != nil {
-			break
-		}
 		if res.Verdict != VerdictKilled && res.Verdict != VerdictError && res.Verdict != VerdictTimeout {
 			continue
 		}
-		again := t.mutant(ctx, ms[i], base.timeout, res.Scenario)
-		if again.Verdict == VerdictSurvived && res.Scenario != "" {
-			again = t.mutant(ctx, ms[i], base.timeout, "")
+		select {
+		case confirm <- i:
+		case <-ctx.Done():
 		}
-		again.Time += res.Time
-		if again.Verdict != res.Verdict {
-			again.Note = fmt.Sprintf("%s at first (%s), %s alone", res.Verdict, dash(res.KilledBy+res.Error), again.Verdict)
-			t.progress(again)
-		}
-		results[i] = again
 	}
+	close(confirm)
+	cwg.Wait()
 	rep.Results = results
 	rep.Elapsed = SecondsOf(time.Since(start))
 	if ctx.Err() != nil {

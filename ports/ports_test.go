@@ -5,6 +5,7 @@ package ports
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,4 +74,32 @@ func TestTypeScriptPortPasses(t *testing.T) {
 		t.Fatalf("check against the TypeScript port: %v\n%s", err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// TestTypeScriptPortMutants: every mutant of the port's own catalogue
+// (ports/typescript/mutants) is killed by check: the suite catches a
+// divergence written in TypeScript, not only in Go.
+func TestTypeScriptPortMutants(t *testing.T) {
+	needNode(t)
+	buildPort(t)
+	bin := harness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	report := filepath.Join(t.TempDir(), "mutants.json")
+	cmd := exec.CommandContext(ctx, bin, "mutate", "--target-file", filepath.Join(typescript, "target.yaml"), "--json", report)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mutate --target-file: %v\n%s", err, out)
+	}
+	var rep struct {
+		Summary struct{ Total, Killed int }
+	}
+	data, err := os.ReadFile(report)
+	if err == nil {
+		err = json.Unmarshal(data, &rep)
+	}
+	if err != nil || rep.Summary.Total == 0 || rep.Summary.Killed != rep.Summary.Total {
+		t.Fatalf("report: %+v %v\n%s", rep.Summary, err, out)
+	}
+	t.Logf("%d TypeScript mutants, all killed by check\n%s", rep.Summary.Total, out)
 }

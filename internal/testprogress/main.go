@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"strings"
 	"time"
 )
@@ -76,7 +77,7 @@ func run(in io.Reader, out io.Writer) int {
 			if !topLevel {
 				continue
 			}
-			fmt.Fprintf(out, "[%4.0fs]   %s %s (%.1fs)\n", time.Since(start).Seconds(), verb(e.Action), e.Test, e.Elapsed)
+			fmt.Fprintf(out, "[%4.0fs]   %s %s %s (%.1fs)\n", time.Since(start).Seconds(), verb(e.Action), path.Base(e.Package), e.Test, e.Elapsed)
 			if e.Action == "fail" {
 				failed = true
 				if b := outputs[key(e)]; b != nil {

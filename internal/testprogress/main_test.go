@@ -22,7 +22,7 @@ func TestRun(t *testing.T) {
 	if code := run(strings.NewReader(in), &out); code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out.String())
 	}
-	for _, want := range []string{"p: started", "ok   TestA (0.5s)", "FAIL TestB (0.2s)", "b_test.go:9: boom", "p: FAIL"} {
+	for _, want := range []string{"p: started", "ok   p TestA (0.5s)", "FAIL p TestB (0.2s)", "b_test.go:9: boom", "p: FAIL"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
