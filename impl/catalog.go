@@ -11,6 +11,10 @@ import (
 //go:embed catalog.json
 var catalogJSON []byte
 
+// CatalogJSON is the embedded catalog file as it is stored: the one
+// catalog of every implementation (P17), handed to a target as {catalog}.
+func CatalogJSON() []byte { return append([]byte(nil), catalogJSON...) }
+
 // CatalogEntry is one installable server of the embedded catalog.
 type CatalogEntry struct {
 	ID          string            `json:"id"`

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // Mutant is one change of one file. Rule mutants come from the catalogue
@@ -51,22 +53,11 @@ type ruleFile struct {
 	Mutants []Mutant `json:"mutants"`
 }
 
-var ruleIDPattern = regexp.MustCompile(`^(C[1-8]|P1[0-7]|P[1-9])$`)
-
-// Rules lists every rule id of DESIGN.md, in order.
-func Rules() []string {
-	var out []string
-	for i := 1; i <= 8; i++ {
-		out = append(out, "C"+strconv.Itoa(i))
-	}
-	for i := 1; i <= 17; i++ {
-		out = append(out, "P"+strconv.Itoa(i))
-	}
-	return out
-}
+// Rules lists every rule id of docs/rules.md, in order.
+func Rules() []string { return suite.PoolRules() }
 
 // ValidRule reports whether id is one of Rules.
-func ValidRule(id string) bool { return ruleIDPattern.MatchString(id) }
+func ValidRule(id string) bool { return suite.IsPoolRule(id) }
 
 // ruleRank orders rule ids C1…C8 then P1…P17; unknown ids go last, by name.
 func ruleRank(id string) int {

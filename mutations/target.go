@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +97,11 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	t := &targetRun{r: r, cfg: cfg, tf: tf, tmp: tmp, file: filepath.Base(cfg.File)}
+	scenarios, err := suite.EmbeddedScenarios()
+	if err != nil {
+		return nil, err
+	}
+	t := &targetRun{r: r, cfg: cfg, tf: tf, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios)}
 
 	rep := &Report{Version: ReportVersion, Mode: ModeTarget, Selected: len(ms), Workers: cfg.Workers,
 		Started: start.UTC().Truncate(time.Second)}
@@ -109,13 +114,25 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	t.say("baseline: build %.1fs, check %.1fs; timeout per check %.0fs", base.build.Seconds(), base.check.Seconds(), base.timeout.Seconds())
 
 	results := make([]Result, len(ms))
+	copies := make([]builtCopy, len(ms)) // kept for the confirmation of a kill
+	defer func() {
+		for _, c := range copies {
+			c.remove()
+		}
+	}()
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range cfg.Workers {
 		wg.Go(func() {
 			for i := range jobs {
-				results[i] = t.mutant(ctx, ms[i], base.timeout, "")
-				t.progress(results[i])
+				c, res := t.mutant(ctx, ms[i], base.timeout, t.passes(ms[i])...)
+				if confirmable(res) {
+					copies[i] = c
+				} else {
+					c.remove()
+				}
+				results[i] = res
+				t.progress(res)
 			}
 		})
 	}
@@ -127,19 +144,22 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	// Confirmation, two at a time: the killing scenario alone, then, if it
-	// passes alone, the whole check once more.
+	// Confirmation, two at a time, on the copy already built: the killing
+	// scenario alone, then, if it passes alone, the whole check once more.
 	confirm := make(chan int)
 	var cwg sync.WaitGroup
 	for range min(2, cfg.Workers) {
 		cwg.Go(func() {
 			for i := range confirm {
 				res := results[i]
-				again := t.mutant(ctx, ms[i], base.timeout, res.Scenario)
-				if again.Verdict == VerdictSurvived && res.Scenario != "" {
-					again = t.mutant(ctx, ms[i], base.timeout, "")
+				passes := [][]string{nil}
+				if res.Scenario != "" {
+					passes = [][]string{{res.Scenario}, nil}
 				}
-				again.Time += res.Time
+				start := time.Now()
+				again := t.judge(ctx, ms[i], copies[i], base.timeout, passes...)
+				again.Time = res.Time + SecondsOf(time.Since(start))
+				again.CheckTime += res.CheckTime
 				if again.Verdict != res.Verdict {
 					again.Note = fmt.Sprintf("%s at first (%s), %s alone", res.Verdict, dash(res.KilledBy+res.Error), again.Verdict)
 					t.progress(again)
@@ -149,7 +169,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 		})
 	}
 	for i, res := range results {
-		if res.Verdict != VerdictKilled && res.Verdict != VerdictError && res.Verdict != VerdictTimeout {
+		if !confirmable(res) || copies[i].file == "" {
 			continue
 		}
 		select {
@@ -177,6 +197,8 @@ type targetRun struct {
 	tf   *suite.TargetFile
 	tmp  string
 	file string // the target file's name in its folder
+	// byRule names, for each rule, the scenarios whose steps test it.
+	byRule map[string][]string
 }
 
 type targetBaseline struct {
@@ -229,37 +251,84 @@ func (t *targetRun) baseline(ctx context.Context) (targetBaseline, error) {
 	return b, nil
 }
 
-// mutant builds and checks a copy with m applied; scenario, when set,
-// limits check to that scenario (a confirmation).
-func (t *targetRun) mutant(ctx context.Context, m Mutant, timeout time.Duration, scenario string) (res Result) {
+// confirmable: a verdict that counts only once seen again alone.
+func confirmable(res Result) bool {
+	return res.Verdict == VerdictKilled || res.Verdict == VerdictError || res.Verdict == VerdictTimeout
+}
+
+// builtCopy is a copy of the target, mutated and built, in dir.
+type builtCopy struct {
+	dir  string
+	file string // the copy's target file ("" when the build failed)
+}
+
+func (c builtCopy) remove() {
+	if c.dir != "" {
+		os.RemoveAll(c.dir)
+	}
+}
+
+// mutant builds a copy with m applied and judges it by check (judge). The
+// caller removes the copy.
+func (t *targetRun) mutant(ctx context.Context, m Mutant, timeout time.Duration, passes ...[]string) (c builtCopy, res Result) {
 	start := time.Now()
-	res = Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}
 	defer func() { res.Time = SecondsOf(time.Since(start)) }()
 	dir, err := os.MkdirTemp(t.tmp, "mutant-")
+	if err == nil {
+		c.dir = dir
+		c.file, _, err = t.copyTarget(ctx, dir, &m)
+	}
 	if err != nil {
+		c.file = ""
+		res = t.result(m)
 		res.Verdict, res.Error = VerdictError, err.Error()
-		return res
+		return c, res
 	}
-	defer os.RemoveAll(dir)
-	copyFile, _, err := t.copyTarget(ctx, dir, &m)
-	if err != nil {
-		res.Verdict, res.Error = VerdictError, err.Error()
-		return res
+	return c, t.judge(ctx, m, c, timeout, passes...)
+}
+
+func (t *targetRun) result(m Mutant) Result {
+	return Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}
+}
+
+// judge runs check on a built copy in passes: each pass runs the scenarios
+// it names (nil: all of them), and the first pass whose verdict is not a
+// survival gives the result.
+func (t *targetRun) judge(ctx context.Context, m Mutant, c builtCopy, timeout time.Duration, passes ...[]string) Result {
+	res := t.result(m)
+	for _, scenarios := range passes {
+		extra := []string{"--target-file", c.file, "--failfast"}
+		if len(scenarios) > 0 {
+			quoted := make([]string, len(scenarios))
+			for i, s := range scenarios {
+				quoted[i] = regexp.QuoteMeta(s)
+			}
+			extra = append(extra, "--run", "^("+strings.Join(quoted, "|")+")$")
+		}
+		checkStart := time.Now()
+		x, o := t.r.checkOnce(ctx, timeout, c.dir, t.cfg.Harness, "", "", extra, nil)
+		res.CheckTime += SecondsOf(time.Since(checkStart))
+		if x.cancelled {
+			res.Verdict, res.Error = VerdictError, "interrupted"
+			return res
+		}
+		res.Verdict, res.KilledBy, res.Scenario, res.Path, res.Want, res.Got, res.Error =
+			o.Verdict, o.KilledBy, o.Scenario, o.Path, o.Want, o.Got, o.Error
+		if res.Verdict != VerdictSurvived {
+			break
+		}
 	}
-	extra := []string{"--target-file", copyFile, "--failfast"}
-	if scenario != "" {
-		extra = append(extra, "--run", "^"+regexp.QuoteMeta(scenario)+"$")
-	}
-	checkStart := time.Now()
-	x, o := t.r.checkOnce(ctx, timeout, dir, t.cfg.Harness, "", "", extra, nil)
-	res.CheckTime = SecondsOf(time.Since(checkStart))
-	if x.cancelled {
-		res.Verdict, res.Error = VerdictError, "interrupted"
-		return res
-	}
-	res.Verdict, res.KilledBy, res.Scenario, res.Path, res.Want, res.Got, res.Error =
-		o.Verdict, o.KilledBy, o.Scenario, o.Path, o.Want, o.Got, o.Error
 	return res
+}
+
+// passes are the checks that judge m: the scenarios whose steps test its
+// rule first (a kill there is a kill by the whole suite, and cheaper), then,
+// if it survives them, every scenario: a survivor is always judged by all.
+func (t *targetRun) passes(m Mutant) [][]string {
+	if sc := t.byRule[m.Rule]; len(sc) > 0 {
+		return [][]string{sc, nil}
+	}
+	return [][]string{nil}
 }
 
 // copyTarget copies the target file's folder into dir/target (the Link

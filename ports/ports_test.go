@@ -6,9 +6,11 @@ package ports
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,7 +20,7 @@ const typescript = "typescript"
 
 // needNode skips without node and npm, except under CI=true where they are
 // installed (.ci/run) and their absence is a failure.
-func needNode(t *testing.T) {
+func needNode(t testing.TB) {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -30,42 +32,67 @@ func needNode(t *testing.T) {
 	}
 }
 
-// buildPort builds the port when its bundle is missing (npm ci, then the
-// build script), bounded: the npm registry may be slow.
-func buildPort(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(typescript, "dist", "main.js")); err == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	for _, args := range [][]string{{"ci", "--no-audit", "--no-fund"}, {"run", "build"}} {
-		cmd := exec.CommandContext(ctx, "npm", args...)
-		cmd.Dir = typescript
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm %v: %v\n%s", args, err, out)
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// prepare builds, once per test binary, the port (npm ci when its
+// node_modules is missing, then the build script: type check and bundle,
+// so that dist/ is never stale) and the mcpparity binary. It returns the
+// binary. Bounded: the npm registry may be slow.
+func prepare(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		var steps [][]string
+		if _, err := os.Stat(filepath.Join(typescript, "node_modules")); err != nil {
+			steps = append(steps, []string{"npm", "ci", "--no-audit", "--no-fund"})
 		}
+		steps = append(steps, []string{"npm", "run", "build"})
+		for _, argv := range steps {
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Dir = typescript
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("%v: %v\n%s", argv, err, out)
+				return
+			}
+		}
+		builtBin = filepath.Join(binDir, "mcpparity")
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", builtBin, "../cmd/mcpparity")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
 	}
+	return builtBin
 }
 
-// harness builds the mcpparity binary.
-func harness(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mcpparity")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/mcpparity")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// binDir holds the mcpparity binary of this test run.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpparity-ports-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
-	return bin
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // TestTypeScriptPortPasses: check against the port exits 0, its accepted
 // deviations listed with their reasons.
 func TestTypeScriptPortPasses(t *testing.T) {
 	needNode(t)
-	buildPort(t)
-	bin := harness(t)
+	bin := prepare(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "check", "--target-file", filepath.Join(typescript, "target.yaml"))
@@ -81,8 +108,7 @@ func TestTypeScriptPortPasses(t *testing.T) {
 // divergence written in TypeScript, not only in Go.
 func TestTypeScriptPortMutants(t *testing.T) {
 	needNode(t)
-	buildPort(t)
-	bin := harness(t)
+	bin := prepare(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	report := filepath.Join(t.TempDir(), "mutants.json")
@@ -102,4 +128,28 @@ func TestTypeScriptPortMutants(t *testing.T) {
 		t.Fatalf("report: %+v %v\n%s", rep.Summary, err, out)
 	}
 	t.Logf("%d TypeScript mutants, all killed by check\n%s", rep.Summary.Total, out)
+}
+
+// BenchmarkCheck times the whole check against the reference and against
+// the TypeScript port, side by side in one run (docs/ports.md):
+//
+//	go test -run XXX -bench BenchmarkCheck -benchtime=3x -count=3 ./ports
+func BenchmarkCheck(b *testing.B) {
+	needNode(b)
+	bin := prepare(b)
+	for _, tc := range []struct{ name, flag, value string }{
+		{"ref", "--target", "ref"},
+		{"typescript", "--target-file", filepath.Join(typescript, "target.yaml")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				out, err := exec.CommandContext(ctx, bin, "check", tc.flag, tc.value).CombinedOutput()
+				cancel()
+				if err != nil {
+					b.Fatalf("check %s %s: %v\n%s", tc.flag, tc.value, err, out)
+				}
+			}
+		})
+	}
 }

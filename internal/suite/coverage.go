@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,10 +14,13 @@ const ContractRule = "contract"
 
 var rulePattern = regexp.MustCompile(`^(C[1-8]|P1[0-7]|P[1-9])$`)
 
-func validRule(r string) bool { return r == ContractRule || rulePattern.MatchString(r) }
+// IsPoolRule reports whether id is a rule of docs/rules.md (C1…C8, P1…P17).
+func IsPoolRule(id string) bool { return rulePattern.MatchString(id) }
 
-// AllRules lists the rules of docs/rules.md in order, then ContractRule.
-func AllRules() []string {
+func validRule(r string) bool { return r == ContractRule || IsPoolRule(r) }
+
+// PoolRules lists the rules of docs/rules.md in order: C1…C8, P1…P17.
+func PoolRules() []string {
 	var out []string
 	for i := 1; i <= 8; i++ {
 		out = append(out, "C"+strconv.Itoa(i))
@@ -24,7 +28,33 @@ func AllRules() []string {
 	for i := 1; i <= 17; i++ {
 		out = append(out, "P"+strconv.Itoa(i))
 	}
-	return append(out, ContractRule)
+	return out
+}
+
+// AllRules lists PoolRules, then ContractRule.
+func AllRules() []string { return append(PoolRules(), ContractRule) }
+
+// RuleScenarios names, for each rule, the scenarios with a step that tests
+// it, in the scenarios' order.
+func RuleScenarios(scenarios []*Scenario) map[string][]string {
+	out := map[string][]string{}
+	for _, s := range scenarios {
+		var walk func(st Step)
+		walk = func(st Step) {
+			for _, r := range st.Rules {
+				if !slices.Contains(out[r], s.Name) {
+					out[r] = append(out[r], s.Name)
+				}
+			}
+			for _, sub := range st.Parallel {
+				walk(sub)
+			}
+		}
+		for _, st := range s.Steps {
+			walk(st)
+		}
+	}
+	return out
 }
 
 // CoverageTable is docs/rules-coverage.md: for each rule, the scenario

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcpparity/mcpparity/impl"
 )
 
 // Observation is what one step saw.
@@ -56,12 +58,16 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 		return nil, nil, "", err
 	}
 	defer os.RemoveAll(tmp)
-	reports := filepath.Join(tmp, "reports")
-	env := Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Vars: map[string]string{}, Shared: []string{reports}}
-	for _, d := range []string{env.State, env.Workspace, reports} {
+	reports, catalog := filepath.Join(tmp, "reports"), filepath.Join(tmp, "catalog")
+	env := Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Catalog: filepath.Join(catalog, "catalog.json"),
+		Vars: map[string]string{}, Shared: []string{reports, catalog}}
+	for _, d := range []string{env.State, env.Workspace, reports, catalog} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, nil, "", err
 		}
+	}
+	if err := os.WriteFile(env.Catalog, impl.CatalogJSON(), 0o644); err != nil {
+		return nil, nil, "", err
 	}
 	srv, err := startServers(s, cfg.Harness, env.Workspace, reports)
 	if err != nil {

@@ -13,12 +13,15 @@ import (
 )
 
 // Env is what a target is started with: the placeholders {addr}, {state},
-// {workspace}, and extra environment variables.
+// {workspace}, {catalog}, and extra environment variables.
 type Env struct {
 	Addr      string
 	State     string
 	Workspace string
-	Vars      map[string]string
+	// Catalog is a file holding the reference's catalog (impl/catalog.json
+	// as the harness embeds it).
+	Catalog string
+	Vars    map[string]string
 	// Shared are further folders the harness and the target's servers both
 	// write (the stdio replays' reports): a container target mounts them.
 	Shared []string
@@ -142,5 +145,5 @@ func SplitCommand(s string) ([]string, error) {
 
 // expand replaces the placeholders of env in s.
 func (e Env) expand(s string) string {
-	return strings.NewReplacer("{addr}", e.Addr, "{state}", e.State, "{workspace}", e.Workspace).Replace(s)
+	return strings.NewReplacer("{addr}", e.Addr, "{state}", e.State, "{workspace}", e.Workspace, "{catalog}", e.Catalog).Replace(s)
 }

@@ -7,7 +7,7 @@
 //   main.js store dump --state DIR    prints the configuration JSON
 //       the store commands of the target file (docs/targets.md).
 
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { IncomingMessage, ServerResponse, createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 
@@ -28,14 +28,11 @@ async function serviceModules() {
   return { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace };
 }
 
-// The one catalog of every implementation (P17), beside the reference:
-// found from the bundle (dist/ of ports/typescript), else from the current
-// folder (the repository root, where check runs), for a copy of this
-// folder elsewhere (a mutant's, target.yaml).
+// The one catalog of every implementation (P17). check hands it over as
+// --catalog {catalog} (docs/targets.md); without the flag, the reference's
+// file of this repository, found from the bundle (dist/ of ports/typescript).
 function defaultCatalog(): string {
-  const beside = fileURLToPath(new URL("../../../impl/catalog.json", import.meta.url));
-  const here = "impl/catalog.json";
-  return existsSync(beside) || !existsSync(here) ? beside : here;
+  return fileURLToPath(new URL("../../../impl/catalog.json", import.meta.url));
 }
 
 // How long closing the sessions may take on SIGTERM.
