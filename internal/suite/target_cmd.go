@@ -96,35 +96,49 @@ const (
 // reserves it for this run until release is called: another FreeAddr, in
 // this process or another, does not hand it out meanwhile.
 func FreeAddr() (addr string, release func(), err error) {
-	top := ephemeralStart()
-	dir := filepath.Join(os.TempDir(), "mcpparity-ports")
+	return freeAddrIn(filepath.Join(os.TempDir(), "mcpparity-ports"), lowestPort, ephemeralStart())
+}
+
+// freeAddrIn draws ports in [low, top), reserved by lock files in dir.
+func freeAddrIn(dir string, low, top int) (addr string, release func(), err error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return "", nil, err
 	}
 	for range 200 {
-		port := 0
-		if top > lowestPort {
-			port = lowestPort + mrand.IntN(top-lowestPort)
+		if top <= low {
+			// No range to draw from: the system picks, unreserved.
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return "", nil, err
+			}
+			addr := ln.Addr().String()
+			ln.Close()
+			return addr, func() {}, nil
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			continue // taken: draw again
-		}
-		addr := ln.Addr().String()
-		port = ln.Addr().(*net.TCPAddr).Port
+		// The lock first, then the probe: a probe never holds a port that
+		// another run reserved, and may be binding at that moment.
+		port := low + mrand.IntN(top-low)
 		path := filepath.Join(dir, strconv.Itoa(port))
 		lock, err := reserve(path)
-		ln.Close()
 		if err != nil {
 			continue // reserved by another run
 		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			lock.Close()
+			continue // taken: draw again
+		}
+		addr := ln.Addr().String()
+		ln.Close()
 		return addr, func() { os.Remove(path); lock.Close() }, nil
 	}
 	return "", nil, errors.New("no free loopback port that another run had not reserved")
 }
 
 // reserve takes the lock of path without waiting; it is held until the
-// file is closed (or the process ends).
+// file is closed (or the process ends). A release removes the file before
+// it unlocks, so a lock taken on a file that is no longer at path (opened
+// just before the removal) reserves nothing.
 func reserve(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
@@ -133,6 +147,12 @@ func reserve(path string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		return nil, err
+	}
+	held, err1 := f.Stat()
+	now, err2 := os.Stat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(held, now) {
+		f.Close()
+		return nil, errors.New("released meanwhile")
 	}
 	return f, nil
 }

@@ -1,0 +1,59 @@
+package suite
+
+import (
+	"net"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestFreeAddrPortStaysBindable: a reserved port is bindable by its holder
+// whatever other draws do meanwhile. Four drawers share three ports, each
+// binding what it got as a target does; a draw that probes a port another
+// holds (the probe is a listen) would make that holder's bind fail.
+func TestFreeAddrPortStaysBindable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three ports near one the system just gave, below it when possible.
+	low := ln.Addr().(*net.TCPAddr).Port - 3
+	ln.Close()
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var bound, failed int
+	for range 4 {
+		wg.Go(func() {
+			for range 300 {
+				addr, release, err := freeAddrIn(dir, low, low+3)
+				if err != nil {
+					if !strings.Contains(err.Error(), "no free loopback port") {
+						t.Error(err)
+					}
+					continue
+				}
+				l, err := net.Listen("tcp", addr)
+				mu.Lock()
+				if err != nil {
+					failed++
+					if failed == 1 {
+						t.Errorf("the holder of %s cannot bind it: %v", addr, err)
+					}
+				} else {
+					bound++
+				}
+				mu.Unlock()
+				if l != nil {
+					l.Close()
+				}
+				release()
+			}
+		})
+	}
+	wg.Wait()
+	if bound < 100 {
+		t.Fatalf("only %d ports bound (of 1200 draws): the ports were taken by something else", bound)
+	}
+	t.Logf("%d bound, %d failed", bound, failed)
+}
