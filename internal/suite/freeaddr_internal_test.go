@@ -2,6 +2,8 @@ package suite
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -56,4 +58,25 @@ func TestFreeAddrPortStaysBindable(t *testing.T) {
 		t.Fatalf("only %d ports bound (of 1200 draws): the ports were taken by something else", bound)
 	}
 	t.Logf("%d bound, %d failed", bound, failed)
+}
+
+// TestFreeAddrReservationIgnoresTMPDIR: a port reserved by a run with one
+// TMPDIR is reserved for a run with another (mutate gives each check its
+// own TMPDIR; they share the machine's ports).
+func TestFreeAddrReservationIgnoresTMPDIR(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	addr, release, err := FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	_, port, _ := net.SplitHostPort(addr)
+	t.Setenv("TMPDIR", t.TempDir())
+	if err := os.MkdirAll(portLocks(), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if lock, err := reserve(filepath.Join(portLocks(), port)); err == nil {
+		lock.Close()
+		t.Fatalf("port %s, reserved under another TMPDIR, was reserved again", port)
+	}
 }

@@ -96,7 +96,17 @@ const (
 // reserves it for this run until release is called: another FreeAddr, in
 // this process or another, does not hand it out meanwhile.
 func FreeAddr() (addr string, release func(), err error) {
-	return freeAddrIn(filepath.Join(os.TempDir(), "mcpparity-ports"), lowestPort, ephemeralStart())
+	return freeAddrIn(portLocks(), lowestPort, ephemeralStart())
+}
+
+// portLocks is the folder of the ports' lock files. Ports belong to the
+// machine, not to a run: it is /tmp's whatever TMPDIR says (mutate gives
+// each check a TMPDIR of its own), os.TempDir's only without a /tmp.
+func portLocks() string {
+	if fi, err := os.Stat("/tmp"); err == nil && fi.IsDir() {
+		return "/tmp/mcpparity-ports"
+	}
+	return filepath.Join(os.TempDir(), "mcpparity-ports")
 }
 
 // freeAddrIn draws ports in [low, top), reserved by lock files in dir.
