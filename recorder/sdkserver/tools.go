@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// pingTimeout bounds the ping of ping_client.
+var pingTimeout = 10 * time.Second
 
 type tool struct {
 	def     *mcp.Tool
@@ -83,6 +87,11 @@ func tools() []tool {
 			}},
 		{&mcp.Tool{Name: "ping_client", Description: "Pings the client before answering and reports the outcome.", InputSchema: noArgs},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				// Bounded: a client that never answers (gone, or with no
+				// stream to carry the ping) must not hold the call, and the
+				// server's Close with it, forever.
+				ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+				defer cancel()
 				if err := req.Session.Ping(ctx, nil); err != nil {
 					return toolError("ping failed: " + err.Error()), nil
 				}
