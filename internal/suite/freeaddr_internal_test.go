@@ -1,8 +1,10 @@
 package suite
 
 import (
+	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,16 +13,34 @@ import (
 
 // TestFreeAddrPortStaysBindable: a reserved port is bindable by its holder
 // whatever other draws do meanwhile. Four drawers share three ports, each
-// binding what it got as a target does; a draw that probes a port another
-// holds (the probe is a listen) would make that holder's bind fail.
+// binding what it got as a target does, while processes are started
+// (scenarios start replays and servers all along). A draw that probed a
+// port another holds would make that holder's bind fail, and so would a
+// probe that listens: a child forked meanwhile keeps the probe's listener
+// open until its exec.
 func TestFreeAddrPortStaysBindable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	stop := make(chan struct{})
+	var spawners sync.WaitGroup
+	for range 2 {
+		spawners.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = exec.Command("true").Run()
+			}
+		})
 	}
-	// Three ports near one the system just gave, below it when possible.
-	low := ln.Addr().(*net.TCPAddr).Port - 3
-	ln.Close()
+	defer spawners.Wait()
+	defer close(stop)
+	top := ephemeralStart()
+	if top < lowestPort+1000 {
+		t.Skipf("no port range below the ephemeral one (%d)", top)
+	}
+	// Three ports below the ephemeral range, where targets' ports are.
+	low := lowestPort + rand.IntN(top-lowestPort-3)
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	var mu sync.Mutex

@@ -85,8 +85,9 @@ func (c *cmdInstance) Stop(ctx context.Context) error {
 
 // Target ports are drawn below the system's ephemeral range, where no
 // listen(:0) or outgoing connection of another process lands between the
-// moment FreeAddr closes a port and the moment the target binds it; and
-// each is reserved by a lock file that other runs of the harness respect.
+// moment FreeAddr finds a port free and the moment the target binds it;
+// and each is reserved by a lock file that other runs of the harness
+// respect.
 const (
 	lowestPort = 20000
 	portRange  = "/proc/sys/net/ipv4/ip_local_port_range"
@@ -133,16 +134,27 @@ func freeAddrIn(dir string, low, top int) (addr string, release func(), err erro
 		if err != nil {
 			continue // reserved by another run
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if !refused(addr) {
 			lock.Close()
-			continue // taken: draw again
+			continue // something listens there: draw again
 		}
-		addr := ln.Addr().String()
-		ln.Close()
 		return addr, func() { os.Remove(path); lock.Close() }, nil
 	}
 	return "", nil, errors.New("no free loopback port that another run had not reserved")
+}
+
+// refused reports whether a connection to addr is refused: nothing listens
+// there. The probe is a connection, not a listener: a listener closed by the
+// probe would live on in any child process forked meanwhile (until its exec
+// closes it), and the target's bind would fail.
+func refused(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // reserve takes the lock of path without waiting; it is held until the
