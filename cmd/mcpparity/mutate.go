@@ -170,13 +170,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 			fmt.Fprintln(stderr, "mutate:", err)
 			return 2
 		}
-		for _, m := range ms {
-			if msg, ok := res.Broken[m.ID]; ok {
-				fmt.Fprintf(stdout, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)
-			} else if why, ok := res.Own[m.ID]; ok {
-				fmt.Fprintf(stdout, "%s (%s:%d) not in this build (it needs its own: %s)\n", m.ID, m.File, m.Line, why)
-			}
-		}
+		listUnhosted(stdout, ms, res, "not in this build (it needs its own: %s)")
 		fmt.Fprintf(stdout, "%s: %d mutant(s); run one with %s=<id>\n", *buildDir, res.Hosted, mutations.MutantEnv)
 		return 0
 	}
@@ -186,13 +180,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 			fmt.Fprintln(stderr, "mutate:", err)
 			return 2
 		}
-		for _, m := range ms {
-			if msg, ok := res.Broken[m.ID]; ok {
-				fmt.Fprintf(stdout, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)
-			} else if why, ok := res.Own[m.ID]; ok {
-				fmt.Fprintf(stdout, "%s (%s:%d) built alone: %s\n", m.ID, m.File, m.Line, why)
-			}
-		}
+		listUnhosted(stdout, ms, res, "built alone: %s")
 		fmt.Fprintf(stdout, "%d mutant(s) compiled (%d in the schemata, %d alone), %d failed\n", len(ms), res.Hosted, len(res.Own), len(res.Broken))
 		if len(res.Broken) > 0 {
 			return 1
@@ -270,6 +258,18 @@ func runMutateMerge(ctx context.Context, args []string, stdout, stderr io.Writer
 		return 2
 	}
 	return code
+}
+
+// listUnhosted prints the mutants the schemata do not hold: those that do
+// not compile, and those built alone (own: a format of the reason).
+func listUnhosted(w io.Writer, ms []mutations.Mutant, res *mutations.CheckResult, own string) {
+	for _, m := range ms {
+		if msg, ok := res.Broken[m.ID]; ok {
+			fmt.Fprintf(w, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)
+		} else if why, ok := res.Own[m.ID]; ok {
+			fmt.Fprintf(w, "%s (%s:%d) "+own+"\n", m.ID, m.File, m.Line, why)
+		}
+	}
 }
 
 // runTargetMutants is mutate --target-file: a target's own mutants.
