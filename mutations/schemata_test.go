@@ -258,11 +258,9 @@ func TestSchemataShapes(t *testing.T) {
 	}
 }
 
-// TestSchemataKeepsLines: every original line keeps its number (the
-// dispatch shares the line of the opening brace; converted consts are
-// blanked in place), so that errors, panics and coverage of original code
-// point at the right line.
-func TestSchemataKeepsLines(t *testing.T) {
+// shapesSchemata writes the shapes module and generates its schemata.
+func shapesSchemata(t *testing.T) (string, *Schemata) {
+	t.Helper()
 	root := writeModule(t, shapesFiles)
 	ms := shapesMutants()
 	if err := Resolve(root, ms); err != nil {
@@ -272,6 +270,15 @@ func TestSchemataKeepsLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, s
+}
+
+// TestSchemataKeepsLines: every original line keeps its number (the
+// dispatch shares the line of the opening brace; converted consts are
+// blanked in place), so that errors, panics and coverage of original code
+// point at the right line.
+func TestSchemataKeepsLines(t *testing.T) {
+	root, s := shapesSchemata(t)
 	orig, _ := os.ReadFile(filepath.Join(root, "shapes", "shapes.go"))
 	gen := s.Files["shapes/shapes.go"]
 	ol := strings.Split(string(orig), "\n")
@@ -318,15 +325,7 @@ func TestSchemataKeepsLines(t *testing.T) {
 // TestBlame maps compile errors back to the mutant whose code fails, and
 // errors that name a converted const to the mutants that converted it.
 func TestBlame(t *testing.T) {
-	root := writeModule(t, shapesFiles)
-	ms := shapesMutants()
-	if err := Resolve(root, ms); err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSchemata(root, ms, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, s := shapesSchemata(t)
 	lineOf := func(src, text string) int {
 		for i, line := range strings.Split(src, "\n") {
 			if strings.Contains(line, text) {
