@@ -1,21 +1,19 @@
 package mutations
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
-// RulesCoverageDoc is the rule → scenario table, relative to the module
-// root: a Markdown table whose first column is a rule id and whose second
-// names the scenarios that check it ("`07-routes`: save while connecting").
-const RulesCoverageDoc = "docs/rules-coverage.md"
+// ScenariosDir is the folder of the scenarios, relative to the module root.
+const ScenariosDir = "scenarios"
 
 // ChangedFiles lists the files changed between rev and the working tree
 // (git diff --name-only), relative to root, slash-separated.
@@ -41,47 +39,16 @@ func ChangedFiles(ctx context.Context, root, rev string) ([]string, error) {
 	return files, nil
 }
 
-var (
-	scenarioName = regexp.MustCompile(`\b\d{2}-[A-Za-z0-9][A-Za-z0-9_-]*`)
-	tableRule    = regexp.MustCompile(`^[*_` + "`" + `\s]*(C[1-8]|P1[0-7]|P[1-9])[*_` + "`" + `\s]*$`)
-)
-
-// RuleScenarios reads RulesCoverageDoc under root: the scenarios named in
-// the second column of each rule's rows. The error wraps fs.ErrNotExist
-// when the file is absent.
+// RuleScenarios reads the scenarios of the tree at root (ScenariosDir)
+// and names, for each rule, those with a step that tests it (the steps'
+// `rules`, as docs/rules-coverage.md shows them). The error wraps
+// fs.ErrNotExist when the folder is absent.
 func RuleScenarios(root string) (map[string][]string, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(RulesCoverageDoc)))
+	scenarios, err := suite.LoadScenarios(os.DirFS(root), ScenariosDir)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return parseRuleScenarios(bufio.NewScanner(f))
-}
-
-func parseRuleScenarios(sc *bufio.Scanner) (map[string][]string, error) {
-	out := map[string][]string{}
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if !strings.HasPrefix(line, "|") {
-			continue
-		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if len(cells) < 2 {
-			continue
-		}
-		m := tableRule.FindStringSubmatch(cells[0])
-		if m == nil {
-			continue
-		}
-		rule := m[1]
-		if out[rule] == nil {
-			out[rule] = []string{}
-		}
-		for _, name := range scenarioName.FindAllString(cells[1], -1) {
-			out[rule] = appendUnique(out[rule], name)
-		}
-	}
-	return out, sc.Err()
+	return suite.RuleScenarios(scenarios), nil
 }
 
 // RuleFiles are the files whose change concerns a rule: the files of its

@@ -1,45 +1,16 @@
 package mutations
 
 import (
-	"bufio"
 	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
-
-const coverageDoc = "# Rules and scenarios\n\n" +
-	"| rule | scenarios | notes |\n" +
-	"|---|---|---|\n" +
-	"| C1 | `02-config`, `16-config-edges`: stored without enabled | x |\n" +
-	"| **P2** | `07-routes`: save while connecting; tools | 03-status is not one |\n" +
-	"| `P10` | `06-stdio`, `13-deadlines` | |\n" +
-	"| P11 | — | |\n" +
-	"| P17 | `11-catalog` |\n" +
-	"| P2 | `15-concurrency` | a second row |\n" +
-	"| rule | 99-not-a-rule | |\n" +
-	"\nP3 is in `13-deadlines` too (prose, not a row).\n"
-
-func TestParseRuleScenarios(t *testing.T) {
-	got, err := parseRuleScenarios(bufio.NewScanner(strings.NewReader(coverageDoc)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string][]string{
-		"C1":  {"02-config", "16-config-edges"},
-		"P2":  {"07-routes", "15-concurrency"},
-		"P10": {"06-stdio", "13-deadlines"},
-		"P11": {},
-		"P17": {"11-catalog"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v\nwant %v", got, want)
-	}
-}
 
 func TestSelectChanged(t *testing.T) {
 	all := []Mutant{
@@ -109,29 +80,29 @@ func TestChangedFiles(t *testing.T) {
 		t.Error("a revision that is an option was accepted")
 	}
 	if _, err := RuleScenarios(root); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("no %s: %v", RulesCoverageDoc, err)
+		t.Errorf("no %s: %v", ScenariosDir, err)
 	}
 }
 
-// TestRealRulesCoverage reads the repository's docs/rules-coverage.md:
-// rows of rules naming scenarios that exist.
-func TestRealRulesCoverage(t *testing.T) {
+// TestRealRuleScenarios reads the repository's scenarios: every rule is
+// tested by scenarios that exist.
+func TestRealRuleScenarios(t *testing.T) {
 	root := repoRoot(t)
 	got, err := RuleScenarios(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("no " + RulesCoverageDoc)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) == 0 {
-		t.Fatalf("no rule row read from %s", RulesCoverageDoc)
-	}
 	for _, rule := range Rules() {
+		if len(got[rule]) == 0 {
+			t.Errorf("%s: no scenario", rule)
+		}
 		for _, s := range got[rule] {
-			if _, err := os.Stat(filepath.Join(root, "scenarios", s+".json")); err != nil {
+			if _, err := os.Stat(filepath.Join(root, ScenariosDir, s+".json")); err != nil {
 				t.Errorf("%s: scenario %s: %v", rule, s, err)
 			}
 		}
+	}
+	if !slices.Contains(got["P2"], "07-routes") || !slices.Contains(got["contract"], "12-contract-errors") {
+		t.Errorf("P2 %v, contract %v", got["P2"], got["contract"])
 	}
 }

@@ -129,7 +129,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		scenarios, err := mutations.RuleScenarios(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			fmt.Fprintf(stderr, "mutate: --changed: no %s: a rule's scenarios do not count, only its mutants' files\n", mutations.RulesCoverageDoc)
+			fmt.Fprintf(stderr, "mutate: --changed: no %s/: a rule's scenarios do not count, only its mutants' files\n", mutations.ScenariosDir)
 		case err != nil:
 			fmt.Fprintln(stderr, "mutate: --changed:", err)
 			return 2

@@ -21,7 +21,7 @@ func mutate(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 // A small module with a catalogue of its own: two rules, one mutant each.
-func writeCatalogueModule(t *testing.T, withDoc bool) string {
+func writeCatalogueModule(t *testing.T, withScenarios bool) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -34,13 +34,13 @@ func writeCatalogueModule(t *testing.T, withDoc bool) string {
 		"go.mod":                  "module example.com/m\n\ngo 1.26\n",
 		"impl/a.go":               "package impl\n\nfunc A() int { return 1 }\n",
 		"impl/b.go":               "package impl\n\nfunc B() int { return 2 }\n",
-		"scenarios/01-a.json":     "{}\n",
 		"golden/02-b.golden":      "[]\n",
 		"mutations/rules/C1.json": `{"rule":"C1","summary":"a","mutants":[{"id":"C1-a","file":"impl/a.go","original":"return 1","replacement":"return 0","why":"a"}]}`,
 		"mutations/rules/P2.json": `{"rule":"P2","summary":"b","mutants":[{"id":"P2-b","file":"impl/b.go","original":"return 2","replacement":"return 0","why":"b"}]}`,
 	}
-	if withDoc {
-		files["docs/rules-coverage.md"] = "| rule | scenarios |\n|---|---|\n| C1 | `01-a` |\n| P2 | `02-b`: a step |\n"
+	if withScenarios {
+		files["scenarios/01-a.json"] = `{"steps":[{"name":"status","rules":["C1"],"method":"GET","path":"/api/mcp"}]}`
+		files["scenarios/02-b.json"] = `{"steps":[{"name":"a step","rules":["P2"],"method":"GET","path":"/api/mcp"}]}`
 	}
 	for name, src := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -84,13 +84,13 @@ func TestMutateChanged(t *testing.T) {
 	}
 }
 
-func TestMutateChangedWithoutCoverageDoc(t *testing.T) {
+func TestMutateChangedWithoutScenarios(t *testing.T) {
 	root := writeCatalogueModule(t, false)
 	if err := os.WriteFile(filepath.Join(root, "golden", "02-b.golden"), []byte("[1]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs := mutate(t, "mutate", "--root", root, "--changed", "HEAD", "--list")
-	if code != 0 || !strings.Contains(out, "0 mutant(s)") || !strings.Contains(errs, "no docs/rules-coverage.md") {
+	if code != 0 || !strings.Contains(out, "0 mutant(s)") || !strings.Contains(errs, "no scenarios/") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }
