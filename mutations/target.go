@@ -126,7 +126,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 		wg.Go(func() {
 			for i := range jobs {
 				c, res := t.mutant(ctx, ms[i], base.timeout, t.passes(ms[i])...)
-				if confirmable(res) {
+				if res.needsConfirm() {
 					copies[i] = c
 				} else {
 					c.remove()
@@ -160,8 +160,8 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 				again := t.judge(ctx, ms[i], copies[i], base.timeout, passes...)
 				again.Time = res.Time + SecondsOf(time.Since(start))
 				again.CheckTime += res.CheckTime
-				if again.Verdict != res.Verdict {
-					again.Note = fmt.Sprintf("%s at first (%s), %s alone", res.Verdict, dash(res.KilledBy+res.Error), again.Verdict)
+				if again.Verdict != res.Verdict || again.Scenario != res.Scenario {
+					again.Note = fmt.Sprintf("among other runs: %s; alone: %s", res.summary(), again.summary())
 					t.progress(again)
 				}
 				results[i] = again
@@ -169,7 +169,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 		})
 	}
 	for i, res := range results {
-		if !confirmable(res) || copies[i].file == "" {
+		if !res.needsConfirm() || copies[i].file == "" {
 			continue
 		}
 		select {
@@ -249,11 +249,6 @@ func (t *targetRun) baseline(ctx context.Context) (targetBaseline, error) {
 	}
 	b.timeout = t.cfg.Floor + time.Duration(t.cfg.Multiplier*float64(b.check))
 	return b, nil
-}
-
-// confirmable: a verdict that counts only once seen again alone.
-func confirmable(res Result) bool {
-	return res.Verdict == VerdictKilled || res.Verdict == VerdictError || res.Verdict == VerdictTimeout
 }
 
 // builtCopy is a copy of the target, mutated and built, in dir.

@@ -39,9 +39,10 @@ var (
 )
 
 // prepare builds, once per test binary, the port (npm ci when its
-// node_modules is missing, then the build script: type check and bundle,
-// so that dist/ is never stale) and the mcpparity binary. It returns the
-// binary. Bounded: the npm registry may be slow.
+// node_modules is missing, then the bundle of src/, so that dist/ is never
+// stale; the type check is the build script's, which .ci/run runs) and the
+// mcpparity binary. It returns the binary. Bounded: the npm registry may be
+// slow.
 func prepare(tb testing.TB) string {
 	tb.Helper()
 	buildOnce.Do(func() {
@@ -51,7 +52,7 @@ func prepare(tb testing.TB) string {
 		if _, err := os.Stat(filepath.Join(typescript, "node_modules")); err != nil {
 			steps = append(steps, []string{"npm", "ci", "--no-audit", "--no-fund"})
 		}
-		steps = append(steps, []string{"npm", "run", "build"})
+		steps = append(steps, []string{"node", "bundle.mjs"})
 		for _, argv := range steps {
 			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 			cmd.Dir = typescript
