@@ -7,8 +7,10 @@
 //
 // Each client message is matched to a recorded one by its JSON-RPC method
 // and its params compared as JSON (key order and spacing do not matter;
-// absent params, null and {} are equal), after removing the ignore paths
-// (Options.IgnorePaths, default params._meta and params.clientInfo.version).
+// absent params, null and {} are equal, and so are a tools/call's absent,
+// null and {} arguments), after removing the ignore paths
+// (Options.IgnorePaths, default params._meta and params.clientInfo: an
+// implementation's own name is not behaviour).
 // Ids are not compared: the answer carries the client's id. An HTTP POST
 // is also matched on its Host and Origin when they do not name the replay
 // (fixtures.OwnHost) and the recording kept them (a DNS-rebinding probe). Identical

@@ -11,11 +11,12 @@ import (
 
 // DefaultIgnorePaths are the volatile fields left out of matching when
 // Options.IgnorePaths is nil.
-var DefaultIgnorePaths = []string{"params._meta", "params.clientInfo.version"}
+var DefaultIgnorePaths = []string{"params._meta", "params.clientInfo"}
 
 // matcher turns a method and its params into a match key: the method and the
 // params as canonical JSON (sorted keys), with the ignored paths removed.
-// Absent params, null and {} are the same.
+// Absent params, null and {} are the same, and so are absent, null and {}
+// arguments.
 type matcher struct {
 	ignore [][]string // each path split on dots, without the leading "params"
 }
@@ -53,11 +54,24 @@ func (m *matcher) tree(params json.RawMessage) (any, error) {
 	return v, nil
 }
 
+// noArguments gives a tools/call's absent or null arguments as {}: SDKs
+// send "no arguments" in each of these ways, and a go-sdk server reads them
+// alike.
+func noArguments(v any) any {
+	if m, ok := v.(map[string]any); ok && m["arguments"] == nil {
+		m["arguments"] = map[string]any{}
+	}
+	return v
+}
+
 // key returns the match key of a message and its canonical params tree.
 func (m *matcher) key(method string, params json.RawMessage) (string, any, error) {
 	t, err := m.tree(params)
 	if err != nil {
 		return "", nil, err
+	}
+	if method == "tools/call" {
+		t = noArguments(t)
 	}
 	b, err := json.Marshal(t) // maps marshal with sorted keys
 	if err != nil {
