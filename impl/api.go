@@ -43,7 +43,7 @@ func Handler(p *Pool) http.Handler {
 	route(http.MethodPost, "/api/mcp/save", func(w http.ResponseWriter, r *http.Request) {
 		var req SaveRequest
 		if decode(w, r, &req) {
-			mutation(w, r, p, p.Save(req))
+			changed(w, r, p, p.Save(req))
 		}
 	})
 	route(http.MethodPost, "/api/mcp/delete", func(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +65,7 @@ func Handler(p *Pool) http.Handler {
 			On   bool   `json:"on"`
 		}
 		if decode(w, r, &req) {
-			mutation(w, r, p, p.Toggle(req.Name, req.On))
+			changed(w, r, p, p.Toggle(req.Name, req.On))
 		}
 	})
 	route(http.MethodPost, "/api/mcp/tool", func(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +75,7 @@ func Handler(p *Pool) http.Handler {
 			On   bool   `json:"on"`
 		}
 		if decode(w, r, &req) {
-			mutation(w, r, p, p.SetTool(req.Name, req.Tool, req.On))
+			changed(w, r, p, p.SetTool(req.Name, req.Tool, req.On))
 		}
 	})
 	route(http.MethodPost, "/api/mcp/test", func(w http.ResponseWriter, r *http.Request) {
@@ -85,18 +85,15 @@ func Handler(p *Pool) http.Handler {
 		if !decode(w, r, &req) {
 			return
 		}
-		mutation(w, r, p, p.Test(req.Name))
+		p.Test(req.Name)
+		writeServers(w, r.Context(), p)
 	})
 	route(http.MethodPost, FacadeToolsPath, func(w http.ResponseWriter, r *http.Request) {
 		var req struct{}
 		if !decode(w, r, &req) {
 			return
 		}
-		tools, prompt, err := p.Tools(r.Context())
-		if err != nil {
-			writeJSON(w, http.StatusInternalServerError, errorBody(err.Error()))
-			return
-		}
+		tools, prompt := p.Tools(r.Context())
 		writeJSON(w, http.StatusOK, ToolsResponse{OK: true, Tools: tools, Prompt: prompt})
 	})
 	route(http.MethodPost, FacadeCallPath, func(w http.ResponseWriter, r *http.Request) {
@@ -148,7 +145,8 @@ type CallResponse struct {
 	Error  string `json:"error,omitempty"`
 }
 
-func mutation(w http.ResponseWriter, r *http.Request, p *Pool, err error) {
+// changed answers a configuration change: its refusal, or the status.
+func changed(w http.ResponseWriter, r *http.Request, p *Pool, err error) {
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, errorBody(err.Error()))
 		return
@@ -157,12 +155,7 @@ func mutation(w http.ResponseWriter, r *http.Request, p *Pool, err error) {
 }
 
 func writeServers(w http.ResponseWriter, ctx context.Context, p *Pool) {
-	servers, err := p.Status(ctx)
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, errorBody(err.Error()))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "servers": servers})
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "servers": p.Status(ctx)})
 }
 
 // decode reads a JSON body; on failure it answers 413 or 400 and returns

@@ -3,6 +3,7 @@ package impl
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,31 +23,14 @@ type CallResult struct {
 // Call runs the tool behind an exposed name and returns what the model
 // reads. contextWindow sets the output cap (P12).
 func (p *Pool) Call(ctx context.Context, exposed string, args map[string]any, contextWindow int) CallResult {
-	label := CallLabel(args)
-	out := func(s string) CallResult { return CallResult{Output: s, Label: label} }
-
-	cfg, err := p.config()
-	if err != nil {
-		return out(CallErrorPrefix + err.Error())
-	}
-	server, tool, ok := p.resolve(ctx, cfg, exposed)
+	out := func(s string) CallResult { return CallResult{Output: s, Label: CallLabel(args)} }
+	ref, ok := p.lookup(exposed) // P7: connected servers only; a call connects nothing
 	if !ok {
 		return out(UnknownToolPrefix + exposed) // P9
 	}
-
-	ctx, cancel := context.WithTimeout(ctx, p.callTimeout()) // P10: bounded
-	defer cancel()
-
-	res, err := p.callOnce(ctx, server, cfg[server], tool, args)
+	res, err := p.callOnce(ctx, ref, args)
 	if err != nil {
-		// P10: invalidate, reconnect once if still configured and enabled,
-		// retry once.
-		p.Invalidate(server)
-		if now, cerr := p.config(); cerr == nil {
-			if c, ok := now[server]; ok && c.Enabled {
-				res, err = p.callOnce(ctx, server, c, tool, args)
-			}
-		}
+		res, err = p.retry(ctx, ref, args, err)
 	}
 	if err != nil {
 		return out(CallErrorPrefix + err.Error())
@@ -54,42 +38,31 @@ func (p *Pool) Call(ctx context.Context, exposed string, args map[string]any, co
 	return out(CallOutput(res, contextWindow))
 }
 
-// resolve finds the configured server and tool behind an exposed name,
-// among enabled servers with a live (or now opened) session and their
-// announced tools.
-func (p *Pool) resolve(ctx context.Context, cfg map[string]MCPServerConfig, exposed string) (server, tool string, ok bool) {
-	var candidates []string
-	for _, name := range sortedNames(cfg) {
-		if wantsSession(cfg[name]) {
-			candidates = append(candidates, name)
-		}
+// retry implements P10 after a failed call: only when the server is still
+// configured and enabled, its session is invalidated, a new one opened and
+// the call made once more; otherwise the first failure stands.
+func (p *Pool) retry(ctx context.Context, ref toolRef, args map[string]any, failure error) (*mcp.CallToolResult, error) {
+	c, ok := p.store.Load()[ref.server]
+	if !ok || !c.Enabled {
+		return nil, failure
 	}
-	server, ok = OriginServer(exposed, candidates)
-	if !ok {
-		return "", "", false
-	}
-	e, err := p.session(ctx, server, cfg[server])
-	if err != nil {
-		return "", "", false
-	}
-	c := cfg[server]
-	for _, t := range e.tools {
-		if !c.toolHidden(t.Name) && ExposedName(server, t.Name) == exposed {
-			return server, t.Name, true
-		}
-	}
-	return "", "", false
-}
-
-func (p *Pool) callOnce(ctx context.Context, server string, cfg MCPServerConfig, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	e, err := p.session(ctx, server, cfg)
-	if err != nil {
+	p.Invalidate(ref.server)
+	if _, err := p.session(ctx, ref.server, c); err != nil {
 		return nil, err
 	}
-	if args == nil {
-		args = map[string]any{}
+	return p.callOnce(ctx, ref, args)
+}
+
+// callOnce makes one call on the server's session as it is now, bounded by
+// the call timeout (P10: each attempt has its own bound).
+func (p *Pool) callOnce(ctx context.Context, ref toolRef, args map[string]any) (*mcp.CallToolResult, error) {
+	e := p.connected(ref.server)
+	if e == nil {
+		return nil, fmt.Errorf("serveur %s non connecté", ref.server) // P10
 	}
-	res, err := e.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	ctx, cancel := context.WithTimeout(ctx, p.callTimeout())
+	defer cancel()
+	res, err := e.session.CallTool(ctx, &mcp.CallToolParams{Name: ref.tool, Arguments: args})
 	if err == nil && res == nil {
 		err = errors.New("réponse vide")
 	}

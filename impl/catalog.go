@@ -21,37 +21,37 @@ type CatalogEntry struct {
 	Name        string            `json:"name"`
 	Category    string            `json:"category"`
 	Description string            `json:"description"`
-	Homepage    string            `json:"homepage"`
-	Runtime     string            `json:"runtime"`
+	Homepage    string            `json:"homepage,omitempty"`
+	Runtime     string            `json:"runtime,omitempty"`
 	Command     string            `json:"command"`
-	Args        []string          `json:"args"`
-	Env         map[string]string `json:"env"`
-	Secrets     []string          `json:"secrets"`
+	Args        []string          `json:"args,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Secrets     []string          `json:"secrets,omitempty"`
 	Installed   bool              `json:"installed"`
 	RuntimeOK   bool              `json:"runtimeOk"`
+}
+
+// catalogFile is the catalog file's shape: {"version":1,"servers":[…]}.
+type catalogFile struct {
+	Version int            `json:"version"`
+	Servers []CatalogEntry `json:"servers"`
 }
 
 // runtimeLaunchers maps a runtime to the launcher that must be on PATH (P17).
 var runtimeLaunchers = map[string]string{"node": "npx", "python": "uvx"}
 
-// Catalog implements P17: the embedded entries with {workspace} resolved in
+// Catalog implements P17: the catalog's entries with {workspace} resolved in
 // args and env, marked installed when a server of the same name is
-// configured, and runtimeOk when their launcher is present. An unreadable
-// configuration leaves every entry not installed; it never empties the
-// catalog.
+// configured, and runtimeOk when their launcher is present (always, for a
+// runtime without one). An unreadable configuration reads as no servers: it
+// never empties the catalog.
 func (p *Pool) Catalog() ([]CatalogEntry, error) {
-	var entries []CatalogEntry
-	if err := json.Unmarshal(catalogJSON, &entries); err != nil {
+	var f catalogFile
+	if err := json.Unmarshal(catalogJSON, &f); err != nil {
 		return nil, fmt.Errorf("catalogue embarqué: %w", err)
 	}
-	cfg, err := p.store.Load()
-	if err != nil {
-		cfg = nil // P17: the catalog stays whole
-	}
-	lookPath := p.opts.LookPath
-	if lookPath == nil {
-		lookPath = exec.LookPath
-	}
+	entries := append([]CatalogEntry{}, f.Servers...)
+	cfg := p.store.Load()
 	found := map[string]bool{}
 	for i := range entries {
 		e := &entries[i]
@@ -62,15 +62,25 @@ func (p *Pool) Catalog() ([]CatalogEntry, error) {
 			e.Env[k] = strings.ReplaceAll(v, "{workspace}", p.opts.Workspace)
 		}
 		_, e.Installed = cfg[e.ID]
-		launcher, ok := runtimeLaunchers[e.Runtime]
-		if !ok {
-			continue
-		}
-		if _, seen := found[launcher]; !seen {
-			_, err := lookPath(launcher)
-			found[launcher] = err == nil
-		}
-		e.RuntimeOK = found[launcher]
+		e.RuntimeOK = p.runtimeOK(e.Runtime, found)
 	}
 	return entries, nil
+}
+
+// runtimeOK implements P17's runtimeOk: the runtime's launcher is on PATH;
+// a runtime without a launcher is ok. found caches the look-ups of a call.
+func (p *Pool) runtimeOK(runtime string, found map[string]bool) bool {
+	launcher, ok := runtimeLaunchers[runtime]
+	if !ok {
+		return true
+	}
+	if _, seen := found[launcher]; !seen {
+		lookPath := p.opts.LookPath
+		if lookPath == nil {
+			lookPath = exec.LookPath
+		}
+		_, err := lookPath(launcher)
+		found[launcher] = err == nil
+	}
+	return found[launcher]
 }

@@ -23,13 +23,21 @@ type MCPServerConfig struct {
 	DisabledTools []string          `json:"disabledTools,omitempty"`
 }
 
-// UnmarshalJSON implements C1: enabled defaults to true when the key is
-// absent from the stored JSON.
+// UnmarshalJSON implements C1: enabled is true when the stored JSON has no
+// "enabled" key (matched exactly; a null value is a key: false). The other
+// fields decode as encoding/json decodes them.
 func (c *MCPServerConfig) UnmarshalJSON(data []byte) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return err
+	}
 	type plain MCPServerConfig
-	p := plain{Enabled: true} // C1
+	var p plain
 	if err := json.Unmarshal(data, &p); err != nil {
 		return err
+	}
+	if _, ok := keys["enabled"]; !ok {
+		p.Enabled = true // C1
 	}
 	*c = MCPServerConfig(p)
 	return nil

@@ -2,7 +2,6 @@ package impl
 
 import (
 	"encoding/json"
-	"strings"
 )
 
 // labelKeys are tried in order for a call label (P15).
@@ -11,14 +10,14 @@ var labelKeys = []string{"path", "file", "query", "command", "url", "name"}
 const labelMaxRunes = 120
 
 // CallLabel implements P15: the first non-empty string among path, file,
-// query, command, url, name; else the arguments' JSON cut at 120 runes
+// query, command, url, name, as sent (white space only is taken); else the arguments' JSON cut at 120 runes
 // followed by "…"; no arguments give "".
 func CallLabel(args map[string]any) string {
 	if len(args) == 0 {
 		return ""
 	}
 	for _, k := range labelKeys {
-		if s, ok := args[k].(string); ok && strings.TrimSpace(s) != "" {
+		if s, ok := args[k].(string); ok && s != "" {
 			return s
 		}
 	}

@@ -3,7 +3,6 @@ package impl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -45,10 +44,11 @@ type Pool struct {
 	store *Store
 	opts  Options
 
-	storeMu sync.Mutex // serialises configuration mutations
+	storeMu sync.Mutex // serialises configuration changes
 
 	mu       sync.Mutex
 	sessions map[string]*entry
+	registry map[string]toolRef // P7: exposed name → tool of a published session
 	closed   bool
 
 	bg     sync.WaitGroup // connections and prewarms in flight
@@ -56,15 +56,21 @@ type Pool struct {
 	cancel context.CancelFunc
 }
 
-// entry is a session being opened or open. It is published in
-// Pool.sessions before connecting (P1) and is never put back once removed
+// toolRef is a tool of a connected server, as a call reaches it.
+type toolRef struct{ server, tool string }
+
+// entry is one connection attempt of a server and its outcome. It is
+// published in Pool.sessions before connecting (P1), stays there, failed or
+// not, until the server is invalidated, and is never put back once removed
 // (P2).
 type entry struct {
 	cfg    MCPServerConfig
 	done   chan struct{} // closed when the attempt ends
 	cancel context.CancelFunc
 
-	// Set before done closes.
+	// Set before done closes. session is set once initialize succeeded,
+	// even when the first tools/list then failed (P16); err is the
+	// attempt's failure, shown by the status.
 	session *mcp.ClientSession
 	tools   []*mcp.Tool
 	err     error
@@ -73,7 +79,8 @@ type entry struct {
 // NewPool returns a pool over store.
 func NewPool(store *Store, opts Options) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Pool{store: store, opts: opts, sessions: map[string]*entry{}, ctx: ctx, cancel: cancel}
+	return &Pool{store: store, opts: opts, sessions: map[string]*entry{}, registry: map[string]toolRef{},
+		ctx: ctx, cancel: cancel}
 }
 
 // Store returns the pool's configuration store.
@@ -86,8 +93,10 @@ var (
 	protocolVersion = "2025-11-25"
 )
 
-// session returns the live session of a server, connecting it if needed.
-// Concurrent callers share one attempt (P1).
+// session returns the entry of a server once its attempt has ended,
+// starting the attempt if there is none (P1: concurrent callers share one).
+// An entry that failed is returned as is: it is not tried again until the
+// server is invalidated. The error is only the pool's closing or ctx's end.
 func (p *Pool) session(ctx context.Context, name string, cfg MCPServerConfig) (*entry, error) {
 	p.mu.Lock()
 	if p.closed {
@@ -106,51 +115,42 @@ func (p *Pool) session(ctx context.Context, name string, cfg MCPServerConfig) (*
 	p.mu.Unlock()
 	select {
 	case <-e.done:
+		return e, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if e.err != nil {
-		return nil, e.err
-	}
-	return e, nil
 }
 
-// connect opens the session of e (P5) and settles the entry.
+// connect runs the attempt of e (P5) and settles the entry.
 func (p *Pool) connect(ctx context.Context, name string, e *entry) {
 	defer p.bg.Done()
 	defer e.cancel()
 	p.event("connect-start " + name)
 	defer p.event("connect-done " + name)
 
-	timeout := p.connectTimeout(e.cfg.Command)
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := context.WithTimeout(ctx, p.connectTimeout(e.cfg.Command))
 	defer cancel()
 	cs, tools, err := p.open(cctx, e.cfg)
-	if err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		err = errors.New(TimeoutMessage(e.cfg.Command)) // P4
-	}
 
 	p.mu.Lock()
-	current := p.sessions[name] == e
-	switch {
-	case err != nil:
-		if current {
-			delete(p.sessions, name) // a failed attempt is retried by the next use
+	defer p.mu.Unlock()
+	if p.sessions[name] != e {
+		// P2: invalidated while connecting: never published, and what it
+		// opened is closed.
+		if cs != nil {
+			_ = cs.Close()
 		}
-	case !current:
-		// P2: invalidated while connecting: never republished, and what
-		// it opened is closed.
-		err = errInvalidated
-		_ = cs.Close()
-		cs = nil
+		cs, tools, err = nil, nil, errInvalidated
+	} else {
+		p.publishLocked(name, tools)
 	}
 	e.session, e.tools, e.err = cs, tools, err
 	close(e.done)
-	p.mu.Unlock()
 }
 
 // open runs the handshake: initialize, notifications/initialized, then the
-// first page of tools/list (P5).
+// first page of tools/list (P5). A failed tools/list keeps the session
+// (P16: connected, with the error and no tools).
 func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSession, []*mcp.Tool, error) {
 	client := mcp.NewClient(clientImpl, nil) // answers server pings (P6)
 	t := p.newTransport(cfg)
@@ -158,6 +158,9 @@ func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSessio
 	if err != nil {
 		// The SDK closed the connection: a stdio server that did not finish
 		// its handshake has had its process group ended (groupConn.Close).
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = errors.New(TimeoutMessage(cfg.Command)) // P4
+		}
 		return nil, nil, err
 	}
 	if gt, ok := t.(*groupTransport); ok {
@@ -165,10 +168,35 @@ func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSessio
 	}
 	res, err := cs.ListTools(ctx, nil) // P5: first page only
 	if err != nil {
-		_ = cs.Close()
-		return nil, nil, err
+		return cs, nil, err // P16: the raw text, a deadline's included
 	}
 	return cs, res.Tools, nil
+}
+
+// publishLocked implements P7's registry: the exposed names of a server's
+// tools, hidden ones included, replace the server's previous ones. When
+// two servers expose the same name, the last published wins.
+func (p *Pool) publishLocked(name string, tools []*mcp.Tool) {
+	p.unpublishLocked(name)
+	for _, t := range tools {
+		p.registry[ExposedName(name, t.Name)] = toolRef{server: name, tool: t.Name}
+	}
+}
+
+func (p *Pool) unpublishLocked(name string) {
+	for exposed, ref := range p.registry {
+		if ref.server == name {
+			delete(p.registry, exposed)
+		}
+	}
+}
+
+// lookup resolves an exposed name through the registry (P7, P9).
+func (p *Pool) lookup(exposed string) (toolRef, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ref, ok := p.registry[exposed]
+	return ref, ok
 }
 
 func (p *Pool) connectTimeout(command string) time.Duration {
@@ -191,11 +219,13 @@ func (p *Pool) event(s string) {
 	}
 }
 
-// Invalidate drops the session of a server (C7); the next use reconnects.
-// An attempt in flight is cancelled and never republished (P2).
+// Invalidate drops the session of a server and its tools (C7); the next
+// use reconnects. An attempt in flight is cancelled and never published
+// (P2).
 func (p *Pool) Invalidate(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.unpublishLocked(name)
 	if e := p.sessions[name]; e != nil {
 		delete(p.sessions, name)
 		p.releaseLocked(e)
@@ -224,50 +254,35 @@ func (p *Pool) Close() error {
 		delete(p.sessions, name)
 		p.releaseLocked(e)
 	}
+	clear(p.registry)
 	p.mu.Unlock()
 	p.cancel()
 	p.bg.Wait()
 	return nil
 }
 
-// connected returns the entry of a server if its session is open now.
+// connected returns the entry of a server if it has a session now.
 func (p *Pool) connected(name string) *entry {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	e := p.sessions[name]
-	if e == nil {
-		return nil
+	if e := p.sessions[name]; e != nil && isSettled(e) && e.session != nil {
+		return e
 	}
+	return nil
+}
+
+func isSettled(e *entry) bool {
 	select {
 	case <-e.done:
-		if e.err == nil {
-			return e
-		}
+		return true
 	default:
+		return false
 	}
-	return nil
 }
 
-func (p *Pool) config() (map[string]MCPServerConfig, error) {
-	cfg, err := p.store.Load()
-	if err != nil {
-		return nil, fmt.Errorf("lecture de la configuration: %w", err)
-	}
-	return cfg, nil
-}
-
-// Test forces a reconnection of a server (the "tester" button).
-func (p *Pool) Test(name string) error {
-	cfg, err := p.config()
-	if err != nil {
-		return err
-	}
-	if _, ok := cfg[name]; !ok {
-		return UnknownServerError{name} // C5
-	}
-	p.Invalidate(name)
-	return nil
-}
+// Test forces a reconnection of a server (the "tester" button): its
+// session is dropped, configured or not (C5 does not apply).
+func (p *Pool) Test(name string) { p.Invalidate(name) }
 
 // Prewarm connects every enabled server in the background.
 func (p *Pool) Prewarm() {
@@ -279,7 +294,7 @@ func (p *Pool) Prewarm() {
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
-		if cfg, err := p.config(); err == nil {
+		if cfg := p.store.Load(); len(cfg) > 0 {
 			p.ensureAll(p.ctx, cfg)
 		}
 	}()

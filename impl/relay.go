@@ -21,13 +21,15 @@ type Relay struct {
 	// (every request is bounded by Timeout anyway).
 	HTTPClient *http.Client
 	// Timeout bounds one request; 0 means DefaultRelayTimeout. A call's
-	// timeout should exceed the pool's call bound (P10: 120 s).
+	// timeout should exceed the longest call of the pool (P10: an attempt,
+	// a reconnection, a retry).
 	Timeout time.Duration
 }
 
-// DefaultRelayTimeout bounds one relay request: the pool's call bound plus a
-// margin.
-const DefaultRelayTimeout = DefaultCallTimeout + 10*time.Second
+// DefaultRelayTimeout bounds one relay request: the longest call of the
+// pool (P10: two attempts and a launcher's reconnection between them) plus
+// a margin.
+const DefaultRelayTimeout = 2*DefaultCallTimeout + LauncherConnectTimeout + 10*time.Second
 
 // RelayError is a failed relay request. Its text is stable (it names the
 // route and the kind of failure, not the OS message); Unwrap gives the cause.

@@ -21,14 +21,16 @@ type ServerStatus struct {
 	Headers   map[string]string `json:"headers,omitempty"`
 }
 
-// wantsSession tells whether a connection is attempted for a server: enabled
-// and with a transport (P16). A config that fails validation is not tried.
+// wantsSession tells whether a connection is attempted for a server (P16):
+// enabled and with a transport. Status never validates (C3 is for saves).
 func wantsSession(cfg MCPServerConfig) bool {
-	return cfg.Enabled && cfg.Transport() != "" && cfg.Validate() == nil
+	return cfg.Enabled && cfg.Transport() != ""
 }
 
 // ensureAll connects every server that wants a session, all in parallel,
-// and returns each attempt's outcome (P16: total ≈ the slowest).
+// and returns each one's entry (P16: total ≈ the slowest). A server whose
+// wait ended without an entry (the pool closing, ctx done) maps to the
+// reason.
 func (p *Pool) ensureAll(ctx context.Context, cfg map[string]MCPServerConfig) map[string]result {
 	var mu sync.Mutex
 	out := map[string]result{}
@@ -54,14 +56,12 @@ type result struct {
 }
 
 // Status implements P16: every configured server, sorted, after trying to
-// connect the enabled ones in parallel.
-func (p *Pool) Status(ctx context.Context) ([]ServerStatus, error) {
-	cfg, err := p.config()
-	if err != nil {
-		return nil, err
-	}
+// connect the enabled ones in parallel. No server gives a nil list (the
+// JSON null of the Go pool).
+func (p *Pool) Status(ctx context.Context) []ServerStatus {
+	cfg := p.store.Load()
 	results := p.ensureAll(ctx, cfg)
-	out := make([]ServerStatus, 0, len(cfg))
+	var out []ServerStatus
 	for _, name := range sortedNames(cfg) {
 		c := cfg[name]
 		st := ServerStatus{
@@ -69,20 +69,28 @@ func (p *Pool) Status(ctx context.Context) ([]ServerStatus, error) {
 			Tools: []string{}, Disabled: append([]string{}, c.DisabledTools...),
 			Command: c.Command, Args: c.Args, Env: c.Env, URL: c.URL, Headers: c.Headers,
 		}
-		if err := c.Validate(); err != nil {
-			st.Error = err.Error()
-		}
 		if r, ok := results[name]; ok {
-			if r.err != nil {
-				st.Error = r.err.Error()
-			} else {
-				st.Connected = true
-				for _, t := range r.e.tools {
-					st.Tools = append(st.Tools, t.Name)
-				}
-			}
+			r.fill(&st)
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return out
+}
+
+// fill sets what an attempt shows: connected when it has a session (its
+// first tools/list may have failed), and its error.
+func (r result) fill(st *ServerStatus) {
+	if r.err != nil {
+		st.Error = r.err.Error()
+		return
+	}
+	if r.e.session != nil {
+		st.Connected = true
+		for _, t := range r.e.tools {
+			st.Tools = append(st.Tools, t.Name)
+		}
+	}
+	if r.e.err != nil {
+		st.Error = r.e.err.Error()
+	}
 }

@@ -49,24 +49,30 @@ func (s *Store) with(readOnly bool, fn func(*bolt.Tx) error) error {
 	return db.Update(fn)
 }
 
-// Load reads every configured server. A missing key is an empty config.
-func (s *Store) Load() (map[string]MCPServerConfig, error) {
+// Load implements C8's reading: every configured server. A store that
+// cannot be opened or holds no value reads as no servers; a value that does
+// not decode reads as the servers decoded before the first that fails
+// (encoding/json into a map: none when the value is not an object).
+func (s *Store) Load() map[string]MCPServerConfig {
 	out := map[string]MCPServerConfig{}
+	raw, err := s.raw()
+	if err != nil || len(raw) == 0 {
+		return out
+	}
+	_ = json.Unmarshal(raw, &out) // C8: what decoded is kept, the rest ignored
+	return out
+}
+
+// raw reads the stored value as is (nil when there is none).
+func (s *Store) raw() ([]byte, error) {
+	var raw []byte
 	err := s.with(true, func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(StoreBucket))
-		if b == nil {
-			return nil
-		}
-		raw := b.Get([]byte(StoreKey))
-		if raw == nil {
-			return nil
-		}
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return fmt.Errorf("state/mcp: %w", err)
+		if b := tx.Bucket([]byte(StoreBucket)); b != nil {
+			raw = append([]byte(nil), b.Get([]byte(StoreKey))...)
 		}
 		return nil
 	})
-	return out, err
+	return raw, err
 }
 
 // Save writes the whole configuration (json.Marshal sorts the names).

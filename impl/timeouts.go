@@ -14,10 +14,11 @@ const (
 	DefaultCallTimeout = 120 * time.Second
 )
 
-// Launcher returns "npx" or "uvx" when the command's base name (lowercased,
-// ".exe"/".cmd" trimmed) is one of them, else "" (P3).
+// Launcher returns "npx" or "uvx" when the command's base name (the
+// platform's filepath.Base, lowercased, ".exe" then ".cmd" trimmed) is one
+// of them, else "" (P3).
 func Launcher(command string) string {
-	base := strings.ToLower(filepath.Base(strings.ReplaceAll(strings.TrimSpace(command), `\`, "/")))
+	base := strings.ToLower(filepath.Base(command))
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".exe"), ".cmd")
 	if base == "npx" || base == "uvx" {
 		return base

@@ -20,21 +20,16 @@ const emptySchema = `{"type":"object","properties":{}}`
 
 // Tools implements P8 and P14: the tools to announce, from enabled servers
 // with a transport and a live session, and the prompt line.
-func (p *Pool) Tools(ctx context.Context) ([]AnnouncedTool, string, error) {
-	cfg, err := p.config()
-	if err != nil {
-		return nil, "", err
-	}
+func (p *Pool) Tools(ctx context.Context) ([]AnnouncedTool, string) {
+	cfg := p.store.Load()
 	results := p.ensureAll(ctx, cfg)
 	tools := []AnnouncedTool{}
-	counts := map[string]int{}
 	for _, name := range sortedNames(cfg) {
 		r, ok := results[name]
-		if !ok || r.err != nil {
+		if !ok || r.err != nil || r.e.session == nil {
 			continue // P8: live sessions only
 		}
 		c := cfg[name]
-		n := 0
 		for _, t := range r.e.tools {
 			if c.toolHidden(t.Name) {
 				continue // P8: hidden tools skipped
@@ -44,11 +39,9 @@ func (p *Pool) Tools(ctx context.Context) ([]AnnouncedTool, string, error) {
 				Description: toolDescription(name, t.Description, t.Title),
 				Parameters:  toolParameters(t.InputSchema),
 			})
-			n++
 		}
-		counts[name] = n
 	}
-	return tools, PromptLine(counts), nil
+	return tools, p.promptLine()
 }
 
 // toolDescription implements P8: description, else title, prefixed with the
@@ -61,40 +54,50 @@ func toolDescription(server, description, title string) string {
 	return "[MCP: " + server + "] " + d
 }
 
-// toolParameters implements P8: the input schema; an empty one becomes
-// {"type":"object","properties":{}}.
+// toolParameters implements P8: the input schema as sent; an absent or null
+// one, or one that is not a JSON object, becomes
+// {"type":"object","properties":{}}. An empty object is kept.
 func toolParameters(schema any) json.RawMessage {
 	raw, err := json.Marshal(schema)
-	if err != nil || isEmptySchema(raw) {
+	if err != nil || !isObject(raw) {
 		return json.RawMessage(emptySchema)
 	}
 	return raw
 }
 
-func isEmptySchema(raw []byte) bool {
+func isObject(raw []byte) bool {
 	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return true // null or not an object
-	}
-	return len(m) == 0
+	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
-// PromptLine implements P14: connected servers with at least one tool,
-// "name (count)", sorted by name; "" when there is none.
-func PromptLine(counts map[string]int) string {
-	names := make([]string, 0, len(counts))
-	for n, c := range counts {
-		if c > 0 {
-			names = append(names, n)
+// promptLine implements P14 over the pool as it is: every live session with
+// at least one tool, counting all its tools (hidden ones too). It connects
+// nothing.
+func (p *Pool) promptLine() string {
+	counts := map[string]int{}
+	p.mu.Lock()
+	for name, e := range p.sessions {
+		if isSettled(e) && e.session != nil && len(e.tools) > 0 {
+			counts[name] = len(e.tools)
 		}
 	}
-	sort.Strings(names)
+	p.mu.Unlock()
+	return PromptLine(counts)
+}
+
+// PromptLine implements P14's text: "name (count)" for each server with a
+// count above zero, the formatted strings sorted (byte order), joined by
+// ", "; "" when there is none.
+func PromptLine(counts map[string]int) string {
 	var parts []string
-	for _, n := range names {
-		parts = append(parts, fmt.Sprintf("%s (%d)", n, counts[n]))
+	for n, c := range counts {
+		if c > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d)", n, c))
+		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
+	sort.Strings(parts)
 	return "\n\nMCP servers connected (their tools are prefixed mcp__<server>__<tool>): " + strings.Join(parts, ", ") + "."
 }

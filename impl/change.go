@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Mutation errors (user-visible behaviour).
+// Errors of configuration changes (user-visible behaviour).
 var (
 	ErrEmptyName    = errors.New("nom de serveur vide")                                                  // C4
 	ErrReservedName = errors.New("le nom ne peut pas contenir '__' (réservé au namespacing des outils)") // C4
@@ -25,13 +25,14 @@ type SaveRequest struct {
 	Env     map[string]string `json:"env"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
-	// Enabled, when absent, keeps the replaced server's value, and is true
-	// for a new server.
+	// Enabled, when absent, is true (C4: a replaced server is replaced
+	// whole).
 	Enabled *bool `json:"enabled,omitempty"`
 }
 
-// Save implements C4: trim and check the name, validate, add or replace,
-// invalidate the server's session. A replaced server keeps its hidden tools.
+// Save implements C4: trim and check the name, trim command and url,
+// validate, then add or replace the server whole (enabled as sent, true when
+// absent; no hidden tools) and invalidate its session.
 func (p *Pool) Save(req SaveRequest) error {
 	name := strings.TrimSpace(req.Name)
 	switch {
@@ -41,20 +42,14 @@ func (p *Pool) Save(req SaveRequest) error {
 		return ErrReservedName
 	}
 	c := MCPServerConfig{
-		Command: req.Command, Args: req.Args, Env: req.Env,
-		URL: req.URL, Headers: req.Headers, Enabled: true,
+		Command: strings.TrimSpace(req.Command), Args: req.Args, Env: req.Env,
+		URL: strings.TrimSpace(req.URL), Headers: req.Headers,
+		Enabled: req.Enabled == nil || *req.Enabled,
 	}
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	return p.mutate(name, func(cfg map[string]MCPServerConfig) error {
-		if old, ok := cfg[name]; ok {
-			c.Enabled = old.Enabled
-			c.DisabledTools = old.DisabledTools
-		}
-		if req.Enabled != nil {
-			c.Enabled = *req.Enabled
-		}
+	return p.change(name, func(cfg map[string]MCPServerConfig) error {
 		cfg[name] = c
 		return nil
 	})
@@ -62,7 +57,7 @@ func (p *Pool) Save(req SaveRequest) error {
 
 // Delete removes a server (C5 when unknown).
 func (p *Pool) Delete(name string) error {
-	return p.mutate(name, func(cfg map[string]MCPServerConfig) error {
+	return p.change(name, func(cfg map[string]MCPServerConfig) error {
 		if _, ok := cfg[name]; !ok {
 			return UnknownServerError{name} // C5
 		}
@@ -73,7 +68,7 @@ func (p *Pool) Delete(name string) error {
 
 // Toggle turns a server on or off (C5 when unknown).
 func (p *Pool) Toggle(name string, on bool) error {
-	return p.mutate(name, func(cfg map[string]MCPServerConfig) error {
+	return p.change(name, func(cfg map[string]MCPServerConfig) error {
 		c, ok := cfg[name]
 		if !ok {
 			return UnknownServerError{name} // C5
@@ -87,7 +82,7 @@ func (p *Pool) Toggle(name string, on bool) error {
 // SetTool implements C6: remove the tool from disabledTools, and append it
 // again when turning it off (no duplicates, order kept).
 func (p *Pool) SetTool(name, tool string, on bool) error {
-	return p.mutate(name, func(cfg map[string]MCPServerConfig) error {
+	return p.change(name, func(cfg map[string]MCPServerConfig) error {
 		c, ok := cfg[name]
 		if !ok {
 			return UnknownServerError{name} // C5
@@ -107,16 +102,14 @@ func (p *Pool) SetTool(name, tool string, on bool) error {
 	})
 }
 
-// mutate applies fn to the stored configuration, writes it back and
+// change applies fn to the stored configuration (C8: an unreadable one
+// reads as no servers, and is then replaced), writes it back and
 // invalidates the server's session (C7). The pool's lock serialises
 // read-modify-write cycles.
-func (p *Pool) mutate(name string, fn func(map[string]MCPServerConfig) error) error {
+func (p *Pool) change(name string, fn func(map[string]MCPServerConfig) error) error {
 	p.storeMu.Lock()
 	defer p.storeMu.Unlock()
-	cfg, err := p.config()
-	if err != nil {
-		return err
-	}
+	cfg := p.store.Load()
 	if err := fn(cfg); err != nil {
 		return err
 	}
