@@ -184,9 +184,9 @@ func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) e
 		ConnectTimeout: func(string) time.Duration { return timeout },
 		ServerStderr:   os.Stderr,
 	})
-	st, err := pool.Status(ctx)
-	if err == nil && (len(st) != 1 || !st[0].Connected) {
-		err = fmt.Errorf("the live server did not connect: %s", st[0].Error)
+
+	if st := pool.Status(ctx); len(st) != 1 || !st[0].Connected || st[0].Error != "" {
+		err = fmt.Errorf("the live server did not connect: %+v", st)
 	}
 	for _, c := range calls {
 		if err != nil {

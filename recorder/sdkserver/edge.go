@@ -14,19 +14,20 @@ const EdgeName = "mcpparity-edge-server"
 
 // EdgePageSize is the edge server's tools/list page size: the last tool
 // is on the second page, which a pool never asks for (P5).
-const EdgePageSize = 9
+const EdgePageSize = 10
 
-// Edge tools whose input schema the server sends empty or null, as some
-// servers do (a go-sdk server refuses to register them so: a receiving
-// middleware rewrites them on the wire).
+// Edge tools whose input schema the server sends empty, null or not an
+// object, as some servers do (a go-sdk server refuses to register them so:
+// a receiving middleware rewrites them on the wire).
 const (
 	edgeEmptySchema = "b-empty-schema"
 	edgeNullSchema  = "c-null-schema"
+	edgeListSchema  = "c2-list-schema"
 )
 
 // edgeTools are the tools of the edge server: names with runs of unsafe
-// characters, a JSON-RPC error instead of a result, empty and null input
-// schemas, a title without description, text with white space around it
+// characters, a JSON-RPC error instead of a result, empty, null and
+// non-object input schemas, a title without description, text with white space around it
 // (Unicode white space: NEL is, BOM is not), a tool error without content,
 // structured content and a resource link whose JSON needs sorting and
 // escaping, and a tool on the second page.
@@ -48,6 +49,7 @@ func edgeTools() []tool {
 			}},
 		{&mcp.Tool{Name: edgeEmptySchema, Title: "Empty schema", InputSchema: noArgs}, text("empty schema ok")},
 		{&mcp.Tool{Name: edgeNullSchema, Description: "Its input schema is null.", InputSchema: noArgs}, text("null schema ok")},
+		{&mcp.Tool{Name: edgeListSchema, Description: "Its input schema is a list, not an object.", InputSchema: noArgs}, text("list schema ok")},
 		{&mcp.Tool{Name: "d-padded", Description: "Text blocks with white space around them.", InputSchema: noArgs}, text("\u0085\n  padded ", " output \t\n")},
 		{&mcp.Tool{Name: "d2-bom", Description: "Text ending in a byte order mark, which is not white space.", InputSchema: noArgs}, text(" bom \ufeff")},
 		{&mcp.Tool{Name: "e-error-empty", Description: "A tool error without any content.", InputSchema: noArgs},
@@ -86,6 +88,8 @@ func NewEdge() *mcp.Server {
 						c.InputSchema = map[string]any{}
 					case edgeNullSchema:
 						c.InputSchema = nil
+					case edgeListSchema:
+						c.InputSchema = []any{"not", "an", "object"}
 					}
 					out.Tools = append(out.Tools, &c)
 				}
