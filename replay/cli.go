@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -195,8 +194,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	wrote := true
 	if *reportFile != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*reportFile, append(b, '\n'), 0o644); err != nil {
+		if err := WriteReportFile(*reportFile, rep); err != nil {
 			fmt.Fprintln(stderr, "mcpparity replay:", err)
 			wrote = false
 		}

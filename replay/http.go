@@ -531,6 +531,7 @@ func (r *Replay) serveDELETE(w http.ResponseWriter, req *http.Request) {
 		status = it.http.status
 	}
 	r.dropSession(sess)
+	r.e.led.update(func(rep *Report) { rep.Ended++ })
 	w.WriteHeader(status)
 }
 

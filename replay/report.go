@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 )
@@ -38,6 +40,8 @@ type Report struct {
 	// Evicted counts the HTTP sessions dropped to stay within
 	// Options.MaxSessions (not a problem: see Options).
 	Evicted int `json:"evicted,omitempty"`
+	// Ended counts the HTTP sessions the client ended itself (DELETE).
+	Ended int `json:"ended,omitempty"`
 }
 
 // Unmatched is a client message the recording has no answer for.
@@ -126,4 +130,18 @@ func (l *ledger) snapshot() Report {
 	r.MissingAnswers = append([]MissingAnswer(nil), r.MissingAnswers...)
 	r.Faults = append([]string(nil), r.Faults...)
 	return r
+}
+
+// WriteReportFile writes rep as JSON to path atomically: to a temporary
+// file beside it, then renamed, so that a reader never sees half of it.
+func WriteReportFile(path string, rep Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

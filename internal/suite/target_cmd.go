@@ -71,16 +71,37 @@ func (c *cmdInstance) Logs() string { return c.logs.String() }
 func (c *cmdInstance) Stop(ctx context.Context) error {
 	pid := c.cmd.Process.Pid
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	grace := time.NewTimer(5 * time.Second)
-	defer grace.Stop()
+	ctx, cancel := context.WithTimeout(ctx, stopGrace)
+	defer cancel()
 	select {
 	case <-c.exited:
-	case <-grace.C:
+		// What is left of its group (servers it started without a group
+		// of their own) got the SIGTERM too: they have the rest of the
+		// grace to end (a stdio replay writes its report then).
+		waitGroupGone(ctx, pid)
 	case <-ctx.Done():
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	<-c.exited
 	return nil
+}
+
+// stopGrace is how long a stopped target and its process group have to
+// end on their own before SIGKILL.
+const stopGrace = 5 * time.Second
+
+// waitGroupGone waits until no live process is left in the process group
+// pgid, or ctx ends.
+func waitGroupGone(ctx context.Context, pgid int) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for groupAlive(pgid) {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // Target ports are drawn below the system's ephemeral range, where no
