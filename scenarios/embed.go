@@ -1,11 +1,12 @@
 // Package scenarios embeds the conformance scenarios (one JSON file each,
-// see internal/suite.Scenario) and the call script shared by the scenarios
-// and the recorder.
+// see internal/suite.Scenario), the call script shared by the scenarios and
+// the recorder, and the sixteen config changes (changes/*.json, see
+// internal/suite.Change).
 package scenarios
 
 import "embed"
 
-// Files holds the scenario files and calls.json.
+// Files holds the scenario files, the call scripts and changes/*.json.
 //
-//go:embed *.json
+//go:embed *.json changes/*.json
 var Files embed.FS

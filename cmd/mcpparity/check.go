@@ -30,7 +30,7 @@ func setup(runExpr string) (*suite.Config, []*suite.Scenario, *regexp.Regexp, er
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	muts, err := suite.EmbeddedMutations()
+	muts, err := suite.EmbeddedChanges()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -44,7 +44,7 @@ func setup(runExpr string) (*suite.Config, []*suite.Scenario, *regexp.Regexp, er
 			return nil, nil, nil, fmt.Errorf("--run: %w", err)
 		}
 	}
-	return &suite.Config{Harness: []string{exe}, Mutations: muts}, scs, run, nil
+	return &suite.Config{Harness: []string{exe}, Changes: muts}, scs, run, nil
 }
 
 // targetConfig resolves --target and --target-file into cfg.

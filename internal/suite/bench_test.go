@@ -10,7 +10,7 @@ import (
 // BenchmarkCheck is the whole `check` against the embedded reference: every
 // scenario on a fresh target, compared with its golden file.
 func BenchmarkCheck(b *testing.B) {
-	muts, err := suite.EmbeddedMutations()
+	muts, err := suite.EmbeddedChanges()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func BenchmarkCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := suite.Config{Target: suite.RefTarget{}, Harness: harnessCommand(b), Mutations: muts}
+	cfg := suite.Config{Target: suite.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
 	for b.Loop() {
 		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil) {
 			if r.Verdict != suite.Pass {

@@ -6,9 +6,10 @@ import (
 	"io/fs"
 )
 
-// Mutation is one config mutation of mutations/config: a request through
-// the contract, and the response and stored state it must give.
-type Mutation struct {
+// Change is one of the config changes of scenarios/changes: a request
+// through the contract that changes the stored configuration (or is
+// refused), and the response and stored state it must give.
+type Change struct {
 	Name        string          `json:"-"`
 	Description string          `json:"description"`
 	Method      string          `json:"method"`
@@ -18,17 +19,17 @@ type Mutation struct {
 	Expect Observation `json:"expect"`
 }
 
-// Step is the scenario step of the mutation: the request, then the store.
-func (m *Mutation) Step() Step {
+// Step is the scenario step of the change: the request, then the store.
+func (m *Change) Step() Step {
 	exp := m.Expect
-	exp.Step = "mutation " + m.Name
+	exp.Step = "change " + m.Name
 	return Step{Name: exp.Step, Method: m.Method, Path: m.Path, Body: m.Body, Store: true, Expect: &exp}
 }
 
-// LoadMutations reads every *.json of dir in fsys, sorted by name.
-func LoadMutations(fsys fs.FS, dir string) ([]*Mutation, error) {
+// LoadChanges reads every *.json of dir in fsys, sorted by name.
+func LoadChanges(fsys fs.FS, dir string) ([]*Change, error) {
 	all := func(string) bool { return true }
-	return loadDir(fsys, dir, all, func(m *Mutation, name string) error {
+	return loadDir(fsys, dir, all, func(m *Change, name string) error {
 		m.Name = name
 		if m.Method == "" || m.Path == "" || m.Expect.Status == 0 {
 			return errors.New("method, path and expect.status are required")

@@ -164,7 +164,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 		res.Verdict, res.Err = Error, err.Error()
 		return res
 	}
-	// Declared expectations (the config mutations) first: they are the spec.
+	// Declared expectations (the config changes) first: they are the spec.
 	for i, exp := range expects {
 		if exp == nil {
 			continue

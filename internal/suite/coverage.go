@@ -2,22 +2,24 @@ package suite
 
 import (
 	"fmt"
+
+	"github.com/mcpparity/mcpparity/docs"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// ContractRule tags the steps that test the contract's own behaviour
-// (docs/contract.md) rather than a rule of the pool.
-const ContractRule = "contract"
-
 var rulePattern = regexp.MustCompile(`^(C[1-8]|P1[0-7]|P[1-9])$`)
 
 // IsPoolRule reports whether id is a rule of docs/rules.md (C1…C8, P1…P17).
 func IsPoolRule(id string) bool { return rulePattern.MatchString(id) }
 
-func validRule(r string) bool { return r == ContractRule || IsPoolRule(r) }
+// clauses are the clause ids of the specification (docs/rules.md,
+// docs/contract.md), in order: what a step's rules name.
+var clauses = docs.Clauses()
+
+func validClause(id string) bool { return slices.Contains(clauses, id) }
 
 // PoolRules lists the rules of docs/rules.md in order: C1…C8, P1…P17.
 func PoolRules() []string {
@@ -31,20 +33,22 @@ func PoolRules() []string {
 	return out
 }
 
-// AllRules lists PoolRules, then ContractRule.
-func AllRules() []string { return append(PoolRules(), ContractRule) }
-
-// RuleScenarios names, for each rule, the scenarios with a step that tests
-// it, in the scenarios' order.
+// RuleScenarios names, for each clause and for each rule, the scenarios
+// with a step that tests it (a step of clause C4.2 tests rule C4), in the
+// scenarios' order.
 func RuleScenarios(scenarios []*Scenario) map[string][]string {
 	out := map[string][]string{}
+	add := func(id, scenario string) {
+		if !slices.Contains(out[id], scenario) {
+			out[id] = append(out[id], scenario)
+		}
+	}
 	for _, s := range scenarios {
 		var walk func(st Step)
 		walk = func(st Step) {
-			for _, r := range st.Rules {
-				if !slices.Contains(out[r], s.Name) {
-					out[r] = append(out[r], s.Name)
-				}
+			for _, c := range st.Rules {
+				add(c, s.Name)
+				add(docs.Rule(c), s.Name)
 			}
 			for _, sub := range st.Parallel {
 				walk(sub)
@@ -57,8 +61,9 @@ func RuleScenarios(scenarios []*Scenario) map[string][]string {
 	return out
 }
 
-// CoverageTable is docs/rules-coverage.md: for each rule, the scenario
-// steps that test it, from the steps' own rules.
+// CoverageTable is docs/rules-coverage.md: for each clause, the scenario
+// steps that test it, from the steps' own rules; a clause without a step is
+// an error.
 func CoverageTable(scenarios []*Scenario) (string, error) {
 	steps := map[string][]string{} // rule → "scenario\x00step"
 	for _, s := range scenarios {
@@ -76,14 +81,15 @@ func CoverageTable(scenarios []*Scenario) (string, error) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("# Rules and the scenario steps that test them\n\n")
-	b.WriteString("Made from the `rules` of every scenario step (`scenarios/*.json`); " +
+	b.WriteString("# Clauses and the scenario steps that test them\n\n")
+	b.WriteString("Made from the `rules` of every scenario step (`scenarios/*.json`), for every clause of " +
+		"[rules.md](rules.md) and [contract.md](contract.md); " +
 		"`go test ./internal/suite -run TestRulesCoverage -update` rewrites it, " +
-		"and the test fails when it is stale. A mutant of a rule must make one of its steps diverge " +
+		"and the test fails when it is stale or a clause has no step. A mutant of a rule must make one of its steps diverge " +
 		"(`mcpparity mutate`).\n\n")
-	b.WriteString("| rule | scenario steps |\n|---|---|\n")
+	b.WriteString("| clause | scenario steps |\n|---|---|\n")
 	var missing []string
-	for _, r := range AllRules() {
+	for _, r := range clauses {
 		list := steps[r]
 		if len(list) == 0 {
 			missing = append(missing, r)

@@ -37,8 +37,8 @@ type Config struct {
 	// Harness is the command line that runs this harness (its replay
 	// subcommand serves stdio fixtures), e.g. [/usr/bin/mcpparity].
 	Harness []string
-	// Mutations are the config mutations (step "mutations").
-	Mutations []*Mutation
+	// Changes are the config changes (step "changes").
+	Changes []*Change
 	// RequestTimeout bounds one request to the target; 0 means 60 s.
 	RequestTimeout time.Duration
 	// Parallel is the number of scenarios run at once by Check; 0 means
@@ -123,8 +123,8 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 
 	r := &stepRunner{cfg: cfg, env: env, srv: srv, inst: inst, store: store}
 	for _, st := range s.Steps {
-		if st.Mutations {
-			for _, m := range cfg.Mutations {
+		if st.Changes {
+			for _, m := range cfg.Changes {
 				ms := m.Step()
 				o, err := r.step(ctx, ms)
 				if err != nil {
@@ -205,6 +205,7 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		if ans.failure != "" {
 			o.Failures = append(o.Failures, ans.failure)
 		}
+		loosen(&o, st.Compare)
 	}
 	if st.Store {
 		raw, err := r.store.Dump(ctx, r.env)

@@ -71,8 +71,8 @@ type ServerSpec struct {
 // Step is one thing the harness does and observes.
 type Step struct {
 	Name string `json:"name"`
-	// Rules are the rules of docs/rules.md the step tests ("contract" for
-	// the contract's own errors): docs/rules-coverage.md is made of them.
+	// Rules are the clauses of docs/rules.md and docs/contract.md the step
+	// tests (e.g. "C4.2", "H1.1"): docs/rules-coverage.md is made of them.
 	Rules []string `json:"rules,omitempty"`
 	// An HTTP request to the target.
 	Method string          `json:"method,omitempty"`
@@ -105,9 +105,9 @@ type Step struct {
 	// (default ProcessSettle) to end those it dropped.
 	Processes []string `json:"processes,omitempty"`
 	Settle    string   `json:"settle,omitempty"`
-	// Mutations expands into one request-and-store step per config mutation
-	// of mutations/config, checked against their declared expectations.
-	Mutations bool `json:"mutations,omitempty"`
+	// Changes expands into one request-and-store step per config change of
+	// scenarios/changes, checked against their declared expectations.
+	Changes bool `json:"changes,omitempty"`
 	// Parallel runs these steps at the same time; the observation lists
 	// theirs in this order.
 	Parallel []Step `json:"parallel,omitempty"`
@@ -117,6 +117,9 @@ type Step struct {
 	Masks map[string]string `json:"masks,omitempty"`
 	// Expect, when set, must equal the observation (as well as the golden).
 	Expect *Observation `json:"expect,omitempty"`
+	// Compare says how much of the answer is compared: CompareExact (the
+	// default), CompareRefusal, CompareAnswered or CompareStatus.
+	Compare string `json:"compare,omitempty"`
 }
 
 // LoadScenarios reads every numbered *.json of dir in fsys ("03-status.json";
@@ -157,14 +160,17 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 		return errors.New("every step needs a name")
 	}
 	for _, r := range st.Rules {
-		if !validRule(r) {
-			return fmt.Errorf("step %q: unknown rule %q (want C1…C8, P1…P17 or contract)", st.Name, r)
+		if !validClause(r) {
+			return fmt.Errorf("step %q: unknown clause %q (want a clause of docs/rules.md or docs/contract.md, e.g. C4.2)", st.Name, r)
 		}
 	}
 	if (st.Method == "") != (st.Path == "") {
 		return fmt.Errorf("step %q: method and path go together", st.Name)
 	}
-	if st.Method == "" && !st.Store && !st.Replays && !st.Mutations && len(st.Processes) == 0 && len(st.Parallel) == 0 && len(st.Release) == 0 {
+	if err := checkCompare(st); err != nil {
+		return err
+	}
+	if st.Method == "" && !st.Store && !st.Replays && !st.Changes && len(st.Processes) == 0 && len(st.Parallel) == 0 && len(st.Release) == 0 {
 		return fmt.Errorf("step %q does nothing", st.Name)
 	}
 	if (st.RawBody != nil || st.PadTo > 0) && st.Method == "" {
@@ -174,7 +180,7 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 		return fmt.Errorf("step %q: rawBody goes alone (no body, no padTo)", st.Name)
 	}
 	if len(st.Parallel) > 0 {
-		if nested || st.Method != "" || st.Store || st.Replays || st.Mutations || len(st.Processes) > 0 {
+		if nested || st.Method != "" || st.Store || st.Replays || st.Changes || len(st.Processes) > 0 {
 			return fmt.Errorf("step %q: a parallel step holds only its steps (not nested)", st.Name)
 		}
 		names := map[string]bool{}
@@ -210,8 +216,8 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 			return fmt.Errorf("step %q: release: %q is not a replay of this scenario that holds requests", st.Name, name)
 		}
 	}
-	if nested && (st.Replays || st.Mutations) {
-		return fmt.Errorf("step %q: replays and mutations are not for parallel steps", st.Name)
+	if nested && (st.Replays || st.Changes) {
+		return fmt.Errorf("step %q: replays and changes are not for parallel steps", st.Name)
 	}
 	if st.Settle != "" {
 		if d, err := time.ParseDuration(st.Settle); err != nil || d <= 0 || len(st.Processes) == 0 {

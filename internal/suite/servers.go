@@ -144,7 +144,10 @@ func (r *running) close() {
 // ReplayObservation is what a scenario observes of a replay: how many
 // sessions it opened and what went wrong.
 type ReplayObservation struct {
-	Sessions         int      `json:"sessions"`
+	Sessions int `json:"sessions"`
+	// Ended, for an HTTP replay, counts the sessions the target ended
+	// (DELETE), when it closed them and when it stopped (P2.5, S1.1).
+	Ended            *int     `json:"ended,omitempty"`
 	Calls            int      `json:"calls"`
 	Answers          int      `json:"answers"`
 	Unmatched        []string `json:"unmatched,omitempty"`
@@ -177,7 +180,10 @@ func observeReport(rep replay.Report) ReplayObservation {
 func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservation, []string, error) {
 	out := map[string]ReplayObservation{}
 	for name, rp := range r.replays {
-		out[name] = observeReport(rp.Report())
+		rep := rp.Report()
+		o := observeReport(rep)
+		o.Ended = &rep.Ended
+		out[name] = o
 	}
 	var failures []string
 	for _, name := range sortedKeys(r.stdio) {

@@ -14,7 +14,7 @@ import (
 )
 
 // Store seeds and reads a target's configuration store, so each scenario
-// starts from a known state and mutations are checked in the real store,
+// starts from a known state and config changes are checked in the real store,
 // not in the API's echo.
 type Store interface {
 	Seed(ctx context.Context, env Env, config json.RawMessage) error

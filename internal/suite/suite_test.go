@@ -89,11 +89,11 @@ func readGolden(t *testing.T, name string) []suite.Observation {
 
 func testConfig(t *testing.T, target suite.Target) suite.Config {
 	t.Helper()
-	muts, err := suite.EmbeddedMutations()
+	muts, err := suite.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Config{Target: target, Harness: harnessCommand(t), Mutations: muts}
+	return suite.Config{Target: target, Harness: harnessCommand(t), Changes: muts}
 }
 
 // harnessCommand is this test binary: TestMain makes it serve stdio

@@ -140,7 +140,7 @@ func TestEmbeddedData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	muts, err := suite.EmbeddedMutations()
+	muts, err := suite.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}
