@@ -1,5 +1,3 @@
-// Package docs holds the specification of a target (Markdown); its test
-// keeps the repository self-contained.
 package docs
 
 import (

@@ -1,0 +1,41 @@
+// Package docs holds the specification of a target (Markdown) and the
+// clause ids it defines; its tests keep the repository self-contained.
+package docs
+
+import (
+	"embed"
+	"regexp"
+	"strings"
+)
+
+//go:embed rules.md contract.md
+var spec embed.FS
+
+// SpecFiles are the files whose clauses scenario steps name, in order.
+var SpecFiles = []string{"rules.md", "contract.md"}
+
+// clauseDef is a clause's definition: a list item starting with its id in
+// bold, e.g. "- **C4.2** An empty name …".
+var clauseDef = regexp.MustCompile(`(?m)^- \*\*([A-Z][0-9]+\.[0-9]+)\*\*`)
+
+// Clauses lists the clause ids of the specification (rules.md, then
+// contract.md), in the order they are defined.
+func Clauses() []string {
+	var out []string
+	for _, f := range SpecFiles {
+		b, err := spec.ReadFile(f)
+		if err != nil {
+			panic(err) // embedded
+		}
+		for _, m := range clauseDef.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// Rule is the rule a clause belongs to: "C4" for "C4.2".
+func Rule(clause string) string {
+	r, _, _ := strings.Cut(clause, ".")
+	return r
+}
