@@ -151,9 +151,14 @@ func newTestServer(o testServerOptions) *mcp.Server {
 		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: schemaEmpty},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
 	}
-	if !o.Stdio {
-		return s
+	if o.Stdio {
+		addStdioTools(s, o)
 	}
+	return s
+}
+
+// addStdioTools adds the tools of a server in a process of its own.
+func addStdioTools(s *mcp.Server, o testServerOptions) {
 	s.AddTool(&mcp.Tool{Name: "env", Description: "Returns an env var.", InputSchema: schemaEmpty},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			n, _ := toolArgs(req)["name"].(string)
@@ -184,7 +189,6 @@ func newTestServer(o testServerOptions) *mcp.Server {
 			os.Exit(3)
 			return nil, nil
 		})
-	return s
 }
 
 // waitFile waits until path exists or ctx ends.
