@@ -17,10 +17,10 @@ vet:
 
 # The test command of the README and of CI: every package under the race
 # detector, never from the test cache, with a line for each package and
-# top-level test as it ends (internal/testprogress) and the whole output of
+# top-level test as it ends (cmd/testprogress) and the whole output of
 # what fails.
 test: vet
-	set -o pipefail; $(GO) test -race -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testprogress
+	set -o pipefail; $(GO) test -race -count=1 -timeout 20m -json ./... | $(GO) run ./cmd/testprogress
 
 # The main job: the conformance check against the embedded reference.
 check:

@@ -26,8 +26,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpparity/mcpparity/impl/internal/testserver"
 )
 
 // Tools of the test servers, in the order they list them.
@@ -80,7 +78,7 @@ func mustJSON(v any) string {
 // route and checks the answer and the bbolt file after it.
 func TestC4toC8_SixteenMutations(t *testing.T) {
 	shared := newFixture(t)
-	srv := shared.httpServer(false, testserver.Options{})
+	srv := shared.httpServer(false, testServerOptions{})
 	u := srv.URL
 	self := os.Args[0]
 
@@ -289,7 +287,7 @@ func TestC4toC8_SixteenMutations(t *testing.T) {
 // mutation of a server drops its session, the next status reconnects.
 func TestC7_MutationInvalidates(t *testing.T) {
 	f := newFixture(t)
-	srv := f.httpServer(false, testserver.Options{})
+	srv := f.httpServer(false, testServerOptions{})
 	f.seedRaw(fmt.Sprintf(`{"a":{"url":%q},"b":{"url":%q,"enabled":false}}`, srv.URL, srv.URL))
 	deletes := func() int {
 		n := 0
@@ -336,7 +334,7 @@ func TestC7_MutationInvalidates(t *testing.T) {
 
 func TestC8_StoreSortedAndReadFromFile(t *testing.T) {
 	f := newFixture(t)
-	srv := f.httpServer(false, testserver.Options{})
+	srv := f.httpServer(false, testServerOptions{})
 	names := []string{"delta", "alpha", "echo", "charlie", "bravo"}
 	for _, n := range names {
 		body := fmt.Sprintf(`{"name":%q,"url":%q,"enabled":false}`, n, srv.URL)
@@ -383,7 +381,7 @@ func TestC8_StoreSortedAndReadFromFile(t *testing.T) {
 
 func TestP16_StatusOfFourKindsOfServer(t *testing.T) {
 	f := newFixture(t)
-	srv := f.httpServer(true, testserver.Options{})
+	srv := f.httpServer(true, testServerOptions{})
 	u := srv.URL
 	// Seeded in the store: the API refuses the misconfigured ones.
 	f.seedRaw(fmt.Sprintf(`{
@@ -555,7 +553,7 @@ func TestP17_Catalog(t *testing.T) {
 // with all hidden, plus a disabled and a failing server.
 func toolsFixture(t *testing.T) (*fixture, *mcpHTTP) {
 	f := newFixture(t)
-	srv := f.httpServer(false, testserver.Options{})
+	srv := f.httpServer(false, testServerOptions{})
 	u := srv.URL
 	f.seed(map[string]MCPServerConfig{
 		"a":      {URL: u, Enabled: true, DisabledTools: []string{"fail", "rpcfail", "block", "ping"}},
@@ -585,15 +583,15 @@ func TestP8P14_ToolsAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 	var textSchema, emptyObject any
-	_ = json.Unmarshal(testserver.TextSchema, &textSchema)
-	_ = json.Unmarshal(testserver.EmptyObject, &emptyObject)
+	_ = json.Unmarshal(schemaText, &textSchema)
+	_ = json.Unmarshal(schemaEmpty, &emptyObject)
 	want := []struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 		Parameters  any    `json:"parameters"`
 	}{
-		{"mcp__a__echo", "[MCP: a] " + testserver.EchoDescription, textSchema},
-		{"mcp__a__titled", "[MCP: a] " + testserver.TitledTitle, emptyObject},
+		{"mcp__a__echo", "[MCP: a] " + echoDescription, textSchema},
+		{"mcp__a__titled", "[MCP: a] " + titledTitle, emptyObject},
 	}
 	if diff := cmp.Diff(want, got.Tools); diff != "" {
 		t.Errorf("P8 announced tools (-want +got)\n%s", diff)
@@ -651,7 +649,7 @@ func TestP11P12P13_CallOutputsEndToEnd(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			f := newFixture(t)
-			srv := f.httpServer(m.json, testserver.Options{Extra: extra})
+			srv := f.httpServer(m.json, testServerOptions{Extra: extra})
 			f.seed(map[string]MCPServerConfig{"s": {URL: srv.URL, Enabled: true}})
 			tests := []struct {
 				tool   string
@@ -778,7 +776,7 @@ func TestContract_Errors(t *testing.T) {
 
 func TestServe_StartShutdown(t *testing.T) {
 	f := newFixture(t)
-	mcpSrv := f.httpServer(false, testserver.Options{})
+	mcpSrv := f.httpServer(false, testServerOptions{})
 	s, err := Start("127.0.0.1:0", f.stateDir(), Options{HTTPTransport: f.transport})
 	if err != nil {
 		t.Fatal(err)
@@ -801,7 +799,7 @@ func TestServe_StartShutdown(t *testing.T) {
 		_, _ = buf.ReadFrom(resp.Body)
 		return resp.StatusCode, buf.String()
 	}
-	local := f.stdio(map[string]string{testserver.EnvChildren: f.children})
+	local := f.stdio(map[string]string{envServerChildren: f.children})
 	for _, save := range []map[string]any{
 		{"name": "local", "command": local.Command, "env": local.Env},
 		{"name": "remote", "url": mcpSrv.URL},

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/mcpparity/mcpparity/impl/internal/testserver"
 )
 
 // C4: only the name is trimmed; the command is stored as sent.
@@ -31,7 +29,7 @@ func TestC4_CommandStoredAsSent(t *testing.T) {
 func TestP1_FailedAttemptNotCached(t *testing.T) {
 	var inits atomic.Int32
 	f := newFixture(t)
-	srv := f.httpServer(false, testserver.Options{BeforeInitialize: func(context.Context) error {
+	srv := f.httpServer(false, testServerOptions{BeforeInitialize: func(context.Context) error {
 		if inits.Add(1) == 1 {
 			return errors.New("not yet")
 		}
@@ -53,7 +51,7 @@ func TestP1_FailedAttemptNotCached(t *testing.T) {
 func TestP10_FailedRetryKeepsItsSession(t *testing.T) {
 	var inits atomic.Int32
 	f := newFixture(t)
-	srv := f.httpServer(false, testserver.Options{BeforeInitialize: func(context.Context) error {
+	srv := f.httpServer(false, testServerOptions{BeforeInitialize: func(context.Context) error {
 		inits.Add(1)
 		return nil
 	}})
@@ -75,7 +73,7 @@ func TestP10_FailedRetryKeepsItsSession(t *testing.T) {
 // has passed, long before the unscaled 2 s.
 func TestP2_GraceScaled(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.TimeScale = 0.01 })
-	f.seed(map[string]MCPServerConfig{"l": f.stdio(map[string]string{testserver.EnvLinger: "1"})})
+	f.seed(map[string]MCPServerConfig{"l": f.stdio(map[string]string{envServerLinger: "1"})})
 	st, err := f.Pool().Status(ctx(t))
 	if err != nil || !st[0].Connected {
 		t.Fatalf("status: %+v %v", st, err)

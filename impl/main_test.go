@@ -25,14 +25,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	bolt "go.etcd.io/bbolt"
 	"go.uber.org/goleak"
-
-	"github.com/mcpparity/mcpparity/impl/internal/testserver"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(testserver.EnvKind) != "" {
+	if os.Getenv(envServerKind) != "" {
 		// Re-executed as a stdio MCP server (or its grandchild).
-		os.Exit(testserver.Main())
+		os.Exit(testServerMain())
 	}
 	// Every test closes its pools, servers and transports, so no goroutine
 	// is expected to survive; nothing is ignored.
@@ -153,7 +151,7 @@ func (f *fixture) close() {
 	}
 }
 
-// readPids reads a pid file written by testserver.AppendPid.
+// readPids reads a pid file written by appendPid.
 func readPids(t testing.TB, path string) []int {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -192,11 +190,11 @@ func processGone(pid int, zombieOK bool) bool {
 }
 
 // stdio returns the configuration of a stdio server re-executed from this
-// test binary; env adds to the helper's environment (testserver.Env*).
+// test binary; env adds to the helper's environment (envServer*).
 func (f *fixture) stdio(env map[string]string) MCPServerConfig {
 	e := map[string]string{
-		testserver.EnvKind:   "mcp",
-		testserver.EnvStarts: f.starts,
+		envServerKind:   "mcp",
+		envServerStarts: f.starts,
 		// Under -race, a process sleeps 1 s at exit by default.
 		"GORACE": "atexit_sleep_ms=0",
 	}
@@ -286,11 +284,11 @@ type seenRequest struct {
 
 // httpServer starts an MCP server over Streamable HTTP, answering in JSON
 // (jsonMode) or SSE.
-func (f *fixture) httpServer(jsonMode bool, o testserver.Options) *mcpHTTP {
+func (f *fixture) httpServer(jsonMode bool, o testServerOptions) *mcpHTTP {
 	f.t.Helper()
 	s := &mcpHTTP{stop: make(chan struct{})}
 	o.Stop = s.stop
-	s.server = testserver.New(o)
+	s.server = newTestServer(o)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server },
 		&mcp.StreamableHTTPOptions{JSONResponse: jsonMode})
 	s.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

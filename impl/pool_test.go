@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mcpparity/mcpparity/impl/internal/testserver"
 )
 
 // modes are the two answer forms of a Streamable HTTP server.
@@ -30,7 +28,7 @@ var modes = []struct {
 func TestP1_ConcurrentCallersShareOneAttempt(t *testing.T) {
 	f := newFixture(t)
 	release := filepath.Join(f.dir, "release")
-	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{testserver.EnvRelease: release})})
+	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerRelease: release})})
 	p := f.Pool()
 	c := ctx(t)
 
@@ -71,7 +69,7 @@ func TestP1_ConcurrentCallersShareOneAttempt(t *testing.T) {
 
 func TestP1_SessionKeptOverHTTP(t *testing.T) {
 	f := newFixture(t)
-	srv := f.httpServer(false, testserver.Options{})
+	srv := f.httpServer(false, testServerOptions{})
 	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 	p := f.Pool()
 	c := ctx(t)
@@ -107,7 +105,7 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 			// A long handshake deadline: only the invalidation may end the
 			// attempt within the test's wait.
 			f := newFixture(t, func(o *Options) { o.ConnectTimeout = func(string) time.Duration { return time.Minute } })
-			cfg := f.stdio(map[string]string{testserver.EnvBlockInit: "1", testserver.EnvChildren: f.children})
+			cfg := f.stdio(map[string]string{envServerBlockInit: "1", envServerChildren: f.children})
 			f.seed(map[string]MCPServerConfig{"slow": cfg})
 			p := f.Pool()
 			done := make(chan []ServerStatus, 1)
@@ -158,7 +156,7 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 func TestP2_HandshakeFinishingAfterInvalidation(t *testing.T) {
 	f := newFixture(t)
 	release := filepath.Join(f.dir, "release")
-	cfg := f.stdio(map[string]string{testserver.EnvRelease: release, testserver.EnvChildren: f.children})
+	cfg := f.stdio(map[string]string{envServerRelease: release, envServerChildren: f.children})
 	p := f.Pool()
 
 	// Publish an attempt whose cancellation is lost, as when invalidation
@@ -217,7 +215,7 @@ func TestP4_HandshakeDeadline(t *testing.T) {
 					return 200 * time.Millisecond
 				}
 			})
-			cfg := f.stdio(map[string]string{testserver.EnvBlockInit: "1"})
+			cfg := f.stdio(map[string]string{envServerBlockInit: "1"})
 			cfg.Command = tt.command
 			f.seed(map[string]MCPServerConfig{"never": cfg})
 			st, err := f.Pool().Status(ctx(t))
@@ -244,7 +242,7 @@ func TestP5_HandshakeThenFirstPageOnly(t *testing.T) {
 	for _, m := range modes {
 		t.Run("P5 HTTP "+m.name, func(t *testing.T) {
 			f := newFixture(t)
-			srv := f.httpServer(m.json, testserver.Options{PageSize: 2})
+			srv := f.httpServer(m.json, testServerOptions{PageSize: 2})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 			st, err := f.Pool().Status(ctx(t))
 			if err != nil {
@@ -261,7 +259,7 @@ func TestP5_HandshakeThenFirstPageOnly(t *testing.T) {
 	}
 	t.Run("P5 stdio", func(t *testing.T) {
 		f := newFixture(t)
-		f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{testserver.EnvPageSize: "3"})})
+		f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerPageSize: "3"})})
 		st, err := f.Pool().Status(ctx(t))
 		if err != nil {
 			t.Fatal(err)
@@ -272,7 +270,7 @@ func TestP5_HandshakeThenFirstPageOnly(t *testing.T) {
 	})
 	t.Run("P5 one page holds all", func(t *testing.T) {
 		f := newFixture(t)
-		srv := f.httpServer(false, testserver.Options{})
+		srv := f.httpServer(false, testServerOptions{})
 		f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 		st, err := f.Pool().Status(ctx(t))
 		if err != nil {
@@ -289,7 +287,7 @@ func TestP6_HeadersOnEveryRequest(t *testing.T) {
 	for _, m := range modes {
 		t.Run("P6 "+m.name, func(t *testing.T) {
 			f := newFixture(t)
-			srv := f.httpServer(m.json, testserver.Options{})
+			srv := f.httpServer(m.json, testServerOptions{})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Headers: headers, Enabled: true}})
 			p := f.Pool()
 			c := ctx(t)
@@ -365,7 +363,7 @@ func TestP6_ServerPingAnswered(t *testing.T) {
 	for _, m := range modes {
 		t.Run("P6 HTTP "+m.name, func(t *testing.T) {
 			f := newFixture(t)
-			srv := f.httpServer(m.json, testserver.Options{})
+			srv := f.httpServer(m.json, testServerOptions{})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 			check(t, f, "h")
 		})
@@ -379,7 +377,7 @@ func TestP6_ServerPingAnswered(t *testing.T) {
 
 func TestP10_ReconnectOnceAfterServerDeath(t *testing.T) {
 	f := newFixture(t)
-	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{testserver.EnvMarker: filepath.Join(f.dir, "died")})})
+	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerMarker: filepath.Join(f.dir, "died")})})
 	res := f.Pool().Call(ctx(t), "mcp__s__die_once", map[string]any{"path": "/x"}, 0)
 	if diff := cmp.Diff(CallResult{Output: "survived", Label: "/x"}, res); diff != "" {
 		t.Errorf("P10 (-want +got)\n%s", diff)
@@ -404,7 +402,7 @@ func TestP10_AlwaysFailingRetriedExactlyOnce(t *testing.T) {
 	for _, m := range modes {
 		t.Run("P10 JSON-RPC error over HTTP "+m.name, func(t *testing.T) {
 			f := newFixture(t)
-			srv := f.httpServer(m.json, testserver.Options{})
+			srv := f.httpServer(m.json, testServerOptions{})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 			got := f.Pool().Call(ctx(t), "mcp__h__rpcfail", nil, 0).Output
 			const want = `[erreur MCP] calling "tools/call": rpcfail always fails`
@@ -436,7 +434,7 @@ func TestP10_NoRetryOnceUnconfigured(t *testing.T) {
 		t.Run(mu.name, func(t *testing.T) {
 			f := newFixture(t)
 			marker := filepath.Join(f.dir, "in-call")
-			f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{testserver.EnvMarker: marker})})
+			f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerMarker: marker})})
 			p := f.Pool()
 			out := make(chan string, 1)
 			c := ctx(t)
@@ -446,7 +444,7 @@ func TestP10_NoRetryOnceUnconfigured(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The server dies during the call, after the mutation.
-			if err := os.WriteFile(marker+testserver.ReleaseSuffix, nil, 0o600); err != nil {
+			if err := os.WriteFile(marker+releaseSuffix, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			got := recv(t, "the call's output", out)
@@ -462,7 +460,7 @@ func TestP10_NoRetryOnceUnconfigured(t *testing.T) {
 
 func TestP10_CallBounded(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.CallTimeout = 300 * time.Millisecond })
-	srv := f.httpServer(false, testserver.Options{})
+	srv := f.httpServer(false, testServerOptions{})
 	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 	out := make(chan string, 1)
 	// No deadline of the caller's: only the pool's bound can end the call.
@@ -504,7 +502,7 @@ func TestP16_EnsureAllInParallel(t *testing.T) {
 	}
 	cfg := map[string]MCPServerConfig{}
 	for _, name := range []string{"a", "b", "c"} {
-		srv := f.httpServer(false, testserver.Options{BeforeInitialize: barrier})
+		srv := f.httpServer(false, testServerOptions{BeforeInitialize: barrier})
 		cfg[name] = MCPServerConfig{URL: srv.URL, Enabled: true}
 	}
 	f.seed(cfg)

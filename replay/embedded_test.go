@@ -2,8 +2,6 @@ package replay
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -110,9 +108,7 @@ func TestEmbeddedRecordings(t *testing.T) {
 				h = serve(t, fx, Options{})
 				cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: h.client}, nil)
 			} else {
-				exe, _ := os.Executable()
-				cmd := exec.Command(exe)
-				cmd.Env = append(os.Environ(), envStdioFixture+"="+name, envStdioReport+"="+report)
+				cmd := replayCmd(t, "--stdio", "--fixture", name, "--report", report)
 				cs, err = c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 			}
 			if err != nil {

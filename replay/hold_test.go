@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,14 +114,8 @@ func TestLingerOutlivesInput(t *testing.T) {
 	if _, err := New(load(t, "sse.json"), Options{Faults: []Fault{{Kind: FaultLinger, Delay: time.Second}}}); err == nil {
 		t.Fatal("an HTTP replay takes a linger fault")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	reports := t.TempDir()
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), envMain+"=1")
-	cmd.Args = append(cmd.Args, "--", "--stdio", "--fixture", "testdata/stdio.json", "--fault", "linger:20s", "--report-dir", reports)
+	cmd := replayCmd(t, "--stdio", "--fixture", "testdata/stdio.json", "--fault", "linger:20s", "--report-dir", reports)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@
 package replay
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,18 +15,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// replayCmd runs this test binary as `mcpparity replay args…`.
-func replayCmd(t *testing.T, args ...string) *exec.Cmd {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, append([]string{"--"}, args...)...)
-	cmd.Env = append(os.Environ(), envMain+"=1")
-	return cmd
-}
 
 func stdioFixturePath(t *testing.T) string {
 	abs, err := filepath.Abs("testdata/stdio.json")
@@ -118,27 +104,6 @@ func TestStdioEndsAtEOFDuringDelay(t *testing.T) {
 	}
 }
 
-// parentOfReplay starts a stdio replay ("--" and its arguments) on its own
-// stdin and stdout (held by the test, so they stay open when this process
-// dies), prints the replay's pid, then waits to be killed.
-func parentOfReplay(args []string) int {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), envMain+"=1", envParent+"=") // the child is the replay, not another parent
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	fmt.Println(cmd.Process.Pid)
-	time.Sleep(time.Hour)
-	return 0
-}
-
 // alive reports whether pid is a live process (not gone, not a zombie).
 func alive(pid int) bool {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -151,26 +116,31 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
+// replayPid waits for the pid file of the one replay that reports to dir.
+func replayPid(t *testing.T, dir string) int {
+	var pid int
+	waitFor(t, "the replay's pid file", func() bool {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.pid"))
+		if len(files) == 1 {
+			pid, _ = strconv.Atoi(strings.TrimSuffix(filepath.Base(files[0]), ".pid"))
+		}
+		return pid > 0
+	})
+	return pid
+}
+
 // TestStdioEndsWithItsParent: a replay whose parent is killed ends too,
 // though its stdin is still open (the test holds it) and a delay fault
-// holds an answer.
+// holds an answer. The parent is `mcpparity spawn`, a launcher.
 func TestStdioEndsWithItsParent(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The orphaned replay becomes the test's child, which reaps it.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
-	report := filepath.Join(t.TempDir(), "report.json")
-	parent := exec.Command(exe, "--", "--stdio", "--fixture", stdioFixturePath(t), "--fault", "delay:1h", "--report", report)
-	parent.Env = append(os.Environ(), envParent+"=1")
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reports := t.TempDir()
+	replay := replayCmd(t, "--stdio", "--fixture", stdioFixturePath(t), "--fault", "delay:1h", "--report-dir", reports)
+	parent := exec.Command(replay.Path, append([]string{"spawn", "--"}, replay.Args...)...)
 	// A pipe of the test's own (exec would close a StdinPipe when the
 	// parent is waited for).
 	inR, stdin, err := os.Pipe()
@@ -178,19 +148,14 @@ func TestStdioEndsWithItsParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stdin.Close()
-	parent.Stdin = inR
-	parent.Stderr = os.Stderr
+	// Files, not writers: Wait must not wait for the replay's end, which
+	// holds them.
+	parent.Stdin, parent.Stderr = inR, os.Stderr
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}
 	inR.Close()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	pid, perr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || perr != nil {
-		parent.Process.Kill()
-		parent.Wait()
-		t.Fatalf("no pid from the parent: %q %v", line, err)
-	}
+	pid := replayPid(t, reports)
 	reaped := false
 	defer func() {
 		if !reaped {
@@ -220,7 +185,7 @@ func TestStdioEndsWithItsParent(t *testing.T) {
 	if ws.Signaled() {
 		t.Errorf("the replay died of %v, want an exit after its report", ws.Signal())
 	}
-	if _, err := os.Stat(report); err != nil {
+	if _, err := os.Stat(filepath.Join(reports, strconv.Itoa(pid)+".json")); err != nil {
 		t.Errorf("no report: %v", err)
 	}
 }

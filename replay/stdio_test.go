@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,18 +143,17 @@ func TestStdioRejectsHTTPOnlyOptions(t *testing.T) {
 	}
 }
 
-// sdkStdio connects a go-sdk client to this test binary acting as the
-// replay's stdio server.
+// sdkStdio connects a go-sdk client to this test binary run as
+// `mcpparity replay --stdio` with the faults (space-separated).
 func sdkStdio(t *testing.T, faults string) (*mcp.ClientSession, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	abs, _ := filepath.Abs("testdata/stdio.json")
 	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), envStdioFixture+"="+abs, envStdioFaults+"="+faults, envStdioReport+"="+report)
+	args := []string{"--stdio", "--fixture", abs, "--report", report}
+	for _, f := range strings.Fields(faults) {
+		args = append(args, "--fault", f)
+	}
+	cmd := replayCmd(t, args...)
 	c := mcp.NewClient(&mcp.Implementation{Name: "probe-client", Version: "1"}, nil)
 	cs, err := c.Connect(testCtx(t), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -1,26 +1,20 @@
 package suite_test
 
 import (
-	"context"
 	"os"
 	"testing"
 
 	"go.uber.org/goleak"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
-	"github.com/mcpparity/mcpparity/replay"
+	"github.com/mcpparity/mcpparity/cmd/mcpparity/cli"
 )
 
 // TestMain makes the test binary the harness command of stdio replays:
-// started as "<test binary> replay …" it serves a fixture on stdin/stdout.
+// started as "<test binary> replay …" (or spawn …) it runs that
+// subcommand.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "replay":
-			os.Exit(replay.Main(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
-		case "spawn":
-			os.Exit(suite.SpawnMain(os.Args[2:], os.Stderr))
-		}
+	if code, ran := cli.RunIfSubcommand(os.Args[1:]); ran {
+		os.Exit(code)
 	}
 	goleak.VerifyTestMain(m)
 }

@@ -97,7 +97,7 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])
 		}
 		if sv.Grandchild {
-			argv = append(append([]string{harness[0], "spawn"}, harness...), argv[len(harness):]...)
+			argv = append(append([]string{harness[0], "spawn", "--"}, harness...), argv[len(harness):]...)
 		}
 		if sv.Launcher != "" {
 			if err := makeLauncher(workspace, sv.Launcher, argv[0]); err != nil {

@@ -1,9 +1,8 @@
-package main
+package cli
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -14,40 +13,36 @@ func init() {
 	register("serve-ref", "serve the reference pool's HTTP contract", runServeRef)
 }
 
-func runServeRef(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve-ref", "--state DIR [--addr 127.0.0.1:0] [--workspace DIR]", stdout, stderr, `
+func runServeRef(ctx context.Context, c *call) int {
+	fs := c.flags("--state DIR [--addr 127.0.0.1:0] [--workspace DIR]", `
 The first line printed is the bound address. `+impl.TimeScaleVar+` scales every deadline.`)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	state := fs.String("state", "", "state folder (bbolt store), required")
 	workspace := fs.String("workspace", "", "workspace folder ({workspace} in the catalog)")
-	if code, done := parseFlags(fs, args, stderr); done {
+	if code, done := c.parse(); done {
 		return code
 	}
 	if *state == "" {
-		fmt.Fprintln(stderr, "serve-ref: --state is required")
-		return 2
+		return c.badUsage("--state is required")
 	}
 	opts := impl.Options{Workspace: *workspace}
 	// The harness scales every deadline through this variable, so that its
 	// timing scenarios run in milliseconds.
 	scale, err := impl.ParseTimeScale(os.Getenv(impl.TimeScaleVar))
 	if err != nil {
-		fmt.Fprintf(stderr, "serve-ref: %v\n", err)
-		return 2
+		return c.fail(2, err)
 	}
 	opts.TimeScale = scale
 	srv, err := impl.Start(*addr, *state, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "serve-ref: %v\n", err)
-		return 2
+		return c.fail(2, err)
 	}
-	fmt.Fprintln(stdout, srv.Addr())
+	fmt.Fprintln(c.stdout, srv.Addr())
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		fmt.Fprintf(stderr, "serve-ref: shutdown: %v\n", err)
-		return 1
+		return c.failf(1, "shutdown: %v", err)
 	}
 	return 0
 }

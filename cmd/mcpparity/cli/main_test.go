@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -20,12 +20,15 @@ import (
 // TestMain makes the test binary the mcpparity binary when it is started
 // with a subcommand (the stdio recorder and servers re-execute it).
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		if _, ok := subcommands[os.Args[1]]; ok {
-			os.Exit(run(os.Args[1:]))
-		}
+	if code, ran := RunIfSubcommand(os.Args[1:]); ran {
+		os.Exit(code)
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// dispatch runs a command line in process, on an empty stdin.
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return Dispatch(ctx, args, strings.NewReader(""), stdout, stderr)
 }
 
 func copyTree(t *testing.T, from, to string) {
@@ -54,7 +57,7 @@ func copyTree(t *testing.T, from, to string) {
 // fails, with a diff naming the file and line, after one byte is changed.
 func TestRecordCheck(t *testing.T) {
 	dir := t.TempDir()
-	copyTree(t, "../../fixtures/recordings", dir)
+	copyTree(t, filepath.Join(repoRoot, "fixtures", "recordings"), dir)
 	var out, errs bytes.Buffer
 	if code := dispatch(context.Background(), []string{"record", "--check", "--out", dir}, &out, &errs); code != 0 {
 		t.Fatalf("clean tree: exit %d\n%s%s", code, out.String(), errs.String())

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -16,11 +16,17 @@ import (
 	"github.com/mcpparity/mcpparity/mutations"
 )
 
+func init() {
+	register("mutate", "apply rule mutants and check that the suite kills each", runMutate)
+	register("mutate-merge", "join the JSON reports of mutate shards", runMutateMerge)
+}
+
 // runMutate is `mcpparity mutate`: the rule mutants of the catalogue (or
 // operator mutants with --operators), each judged by the conformance check
 // (the suite) and by impl's tests, from one schemata build.
-func runMutate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	flags := newFlags("mutate", "[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--target-file F] [flags]", stdout, stderr, `
+func runMutate(ctx context.Context, c *call) int {
+	stdout, stderr := c.stdout, c.stderr
+	flags := c.flags("[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--target-file F] [flags]", `
 Rule mutants (mutations/rules) and operator mutants (--operators) are built
 into one binary and judged by check against the mutated reference, and by
 impl's tests. With --target-file, the target's own catalogue (its mutants
@@ -52,7 +58,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		check     = flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check")
 		target    = flags.String("target-file", "", "mutate a target of its own: its target file's mutants, applied to copies of its folder (docs/targets.md)")
 	)
-	if code, done := parseFlags(flags, args, stderr); done {
+	if code, done := c.parse(); done {
 		return code
 	}
 	if *target != "" {
@@ -67,12 +73,11 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
-		return 2
+		return c.badUsage("%v", err)
 	}
 	dir, err := moduleRoot(*root)
 	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 
@@ -84,8 +89,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	case "auto":
 		cover = *operators
 	default:
-		fmt.Fprintf(stderr, "mutate: --coverage %q: want on, off or auto\n", *coverage)
-		return 2
+		return c.badUsage("--coverage %q: want on, off or auto", *coverage)
 	}
 
 	mode := mutations.ModeRules
@@ -105,7 +109,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 	if *rules != "" {
@@ -116,22 +120,22 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 			}
 		}
 		if ms, err = mutations.Select(ms, ids); err != nil {
-			fmt.Fprintln(stderr, "mutate:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate:", err)
 			return 2
 		}
 	}
 	if *changed != "" {
 		files, err := mutations.ChangedFiles(ctx, dir, *changed)
 		if err != nil {
-			fmt.Fprintln(stderr, "mutate: --changed:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate: --changed:", err)
 			return 2
 		}
 		scenarios, err := mutations.RuleScenarios(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			fmt.Fprintf(stderr, "mutate: --changed: no %s/: a rule's scenarios do not count, only its mutants' files\n", mutations.ScenariosDir)
+			fmt.Fprintf(stderr, "mcpparity mutate: --changed: no %s/: a rule's scenarios do not count, only its mutants' files\n", mutations.ScenariosDir)
 		case err != nil:
-			fmt.Fprintln(stderr, "mutate: --changed:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate: --changed:", err)
 			return 2
 		}
 		all := ms
@@ -139,7 +143,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 			all, _ = mutations.LoadCatalogue(os.DirFS(dir), filepath.ToSlash(*catalogue))
 		}
 		ms = mutations.SelectChanged(ms, all, files, scenarios, filepath.ToSlash(*catalogue))
-		fmt.Fprintf(stderr, "mutate: --changed %s: %d file(s) changed, %d mutant(s) concerned\n", *changed, len(files), len(ms))
+		fmt.Fprintf(stderr, "mcpparity mutate: --changed %s: %d file(s) changed, %d mutant(s) concerned\n", *changed, len(files), len(ms))
 	}
 	mutations.Number(ms)
 	selected := len(ms)
@@ -161,13 +165,13 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		ConfirmWorkers: *confirm,
 	})
 	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 	if *buildDir != "" {
 		res, err := r.Build(ctx, ms, *buildDir)
 		if err != nil {
-			fmt.Fprintln(stderr, "mutate:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate:", err)
 			return 2
 		}
 		listUnhosted(stdout, ms, res, "not in this build (it needs its own: %s)")
@@ -177,7 +181,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	if *check {
 		res, err := r.Check(ctx, ms)
 		if err != nil {
-			fmt.Fprintln(stderr, "mutate:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate:", err)
 			return 2
 		}
 		listUnhosted(stdout, ms, res, "built alone: %s")
@@ -187,10 +191,10 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		}
 		return 0
 	}
-	fmt.Fprintf(stderr, "mutate: %d %s mutant(s) (shard %s of %d), baseline first\n", len(ms), mode, sh, selected)
+	fmt.Fprintf(stderr, "mcpparity mutate: %d %s mutant(s) (shard %s of %d), baseline first\n", len(ms), mode, sh, selected)
 	rep, err := r.Run(ctx, ms)
 	if rep == nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 	rep.Mode = mode
@@ -203,58 +207,37 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 
 // runMutateMerge is `mcpparity mutate-merge a.json b.json … [--json out]`:
 // shard reports joined, printed and judged as if one run.
-func runMutateMerge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runMutateMerge(ctx context.Context, c *call) int {
 	_ = ctx
-	var files []string
-	var jsonOut string
-	minScore := 0.0
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case !strings.HasPrefix(a, "-"):
-			files = append(files, a)
-		case name == "json" || name == "min-score":
-			if !hasVal {
-				if i+1 >= len(args) {
-					fmt.Fprintf(stderr, "mutate-merge: %s needs a value\n", a)
-					return 2
-				}
-				i++
-				val = args[i]
-			}
-			if name == "json" {
-				jsonOut = val
-			} else if _, err := fmt.Sscan(val, &minScore); err != nil {
-				fmt.Fprintf(stderr, "mutate-merge: --min-score %q: %v\n", val, err)
-				return 2
-			}
-		default:
-			fmt.Fprintln(stderr, "usage: mcpparity mutate-merge a.json b.json … [--json out.json] [--min-score X]")
-			return 2
-		}
+	stdout, stderr := c.stdout, c.stderr
+	flags := c.flags("a.json b.json … [--json out.json] [--min-score X]", `
+The reports may come before, after or among the flags.`)
+	jsonOut := flags.String("json", "", "write the joined JSON report to this file")
+	minScore := flags.Float64("min-score", 0, "with --operators reports: exit 0 when the score (0..1) reaches this")
+	files, code, done := c.parseArgs(true)
+	if done {
+		return code
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: mcpparity mutate-merge a.json b.json … [--json out.json] [--min-score X]")
-		return 2
+		return c.badUsage("no report given")
 	}
 	var reps []*mutations.Report
 	for _, f := range files {
 		r, err := mutations.ReadReportFile(f)
 		if err != nil {
-			fmt.Fprintln(stderr, "mutate-merge:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate-merge:", err)
 			return 2
 		}
 		reps = append(reps, r)
 	}
 	rep, err := mutations.Merge(reps...)
 	if rep == nil {
-		fmt.Fprintln(stderr, "mutate-merge:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate-merge:", err)
 		return 2
 	}
-	code := finishReport(rep, jsonOut, minScore, stdout, stderr)
+	code = finishReport(rep, *jsonOut, *minScore, stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(stderr, "mutate-merge:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate-merge:", err)
 		return 2
 	}
 	return code
@@ -276,7 +259,7 @@ func listUnhosted(w io.Writer, ms []mutations.Mutant, res *mutations.CheckResult
 func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 	var ids []string
@@ -287,7 +270,7 @@ func runTargetMutants(ctx context.Context, file, rules string, workers int, json
 	}
 	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids})
 	if rep == nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 	return finishReport(rep, jsonOut, 0, stdout, stderr)
@@ -295,12 +278,12 @@ func runTargetMutants(ctx context.Context, file, rules string, workers int, json
 
 func finishReport(rep *mutations.Report, jsonOut string, minScore float64, stdout, stderr io.Writer) int {
 	if err := rep.WriteTable(stdout); err != nil {
-		fmt.Fprintln(stderr, "mutate:", err)
+		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
 	}
 	if jsonOut != "" {
 		if err := rep.WriteFile(jsonOut); err != nil {
-			fmt.Fprintln(stderr, "mutate:", err)
+			fmt.Fprintln(stderr, "mcpparity mutate:", err)
 			return 2
 		}
 	}

@@ -4,7 +4,7 @@
 // output of every failing test and package. It exits 1 when anything
 // failed or the input is not test2json.
 //
-//	go test -json ./... | go run ./internal/testprogress
+//	go test -json ./... | go run ./cmd/testprogress
 package main
 
 import (

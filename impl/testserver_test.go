@@ -1,10 +1,8 @@
-// Package testserver holds the go-sdk MCP servers the impl tests talk to:
-// served in process over Streamable HTTP, or re-executed from the test
-// binary as a stdio server (see Main).
-//
-// It is test-only: nothing outside impl's tests imports it, and it imports
-// nothing of impl or of the harness.
-package testserver
+package impl
+
+// The go-sdk MCP servers the tests talk to: served in process over
+// Streamable HTTP, or re-executed from the test binary as a stdio server
+// (testServerMain). They use nothing of impl.
 
 import (
 	"context"
@@ -19,31 +17,31 @@ import (
 
 // Environment of a re-executed stdio server.
 const (
-	// EnvKind selects the helper: "mcp" (the MCP server) or "sleep" (a
+	// envServerKind selects the helper: "mcp" (the MCP server) or "sleep" (a
 	// process that only waits, the grandchild of group-kill tests).
-	EnvKind = "MCPPARITY_TEST_SERVER"
-	// EnvStarts names a file the server appends its pid to when it starts.
-	EnvStarts = "MCPPARITY_TEST_STARTS"
-	// EnvChildren names a file the server appends its grandchild's pid to;
+	envServerKind = "MCPPARITY_TEST_SERVER"
+	// envServerStarts names a file the server appends its pid to when it starts.
+	envServerStarts = "MCPPARITY_TEST_STARTS"
+	// envServerChildren names a file the server appends its grandchild's pid to;
 	// when set, the server spawns a "sleep" helper in its own process group.
-	EnvChildren = "MCPPARITY_TEST_CHILDREN"
-	// EnvBlockInit, when "1", makes initialize wait until its request ends.
-	EnvBlockInit = "MCPPARITY_TEST_BLOCK_INIT"
-	// EnvRelease names a file: initialize waits until it exists.
-	EnvRelease = "MCPPARITY_TEST_RELEASE"
-	// EnvMarker names a file used by die_once (first call dies) and by
+	envServerChildren = "MCPPARITY_TEST_CHILDREN"
+	// envServerBlockInit, when "1", makes initialize wait until its request ends.
+	envServerBlockInit = "MCPPARITY_TEST_BLOCK_INIT"
+	// envServerRelease names a file: initialize waits until it exists.
+	envServerRelease = "MCPPARITY_TEST_RELEASE"
+	// envServerMarker names a file used by die_once (first call dies) and by
 	// die_on_release (created when the call has arrived).
-	EnvMarker = "MCPPARITY_TEST_MARKER"
-	// EnvPageSize sets ServerOptions.PageSize.
-	EnvPageSize = "MCPPARITY_TEST_PAGE_SIZE"
-	// EnvLinger, when "1", keeps the server alive once its stdin has ended:
+	envServerMarker = "MCPPARITY_TEST_MARKER"
+	// envServerPageSize sets mcp.ServerOptions.PageSize.
+	envServerPageSize = "MCPPARITY_TEST_PAGE_SIZE"
+	// envServerLinger, when "1", keeps the server alive once its stdin has ended:
 	// only the end of its process group stops it.
-	EnvLinger = "MCPPARITY_TEST_LINGER"
+	envServerLinger = "MCPPARITY_TEST_LINGER"
 )
 
-// Options shape a server.
-type Options struct {
-	// PageSize is ServerOptions.PageSize (0: the SDK's default).
+// testServerOptions shape a server.
+type testServerOptions struct {
+	// PageSize is mcp.ServerOptions.PageSize (0: the SDK's default).
 	PageSize int
 	// Stdio adds the tools that only make sense in a process of their own
 	// (die, die_once, env).
@@ -63,25 +61,25 @@ type Options struct {
 
 // Schemas of the tools, as the client sees them.
 var (
-	TextSchema  = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
-	EmptyObject = json.RawMessage(`{"type":"object"}`)
+	schemaText  = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	schemaEmpty = json.RawMessage(`{"type":"object"}`)
 )
 
-// ReleaseSuffix, added to the marker file's name, is the file die_on_release
+// releaseSuffix, added to the marker file's name, is the file die_on_release
 // waits for.
-const ReleaseSuffix = ".release"
+const releaseSuffix = ".release"
 
 // Names and descriptions of the common tools.
 const (
-	EchoDescription = "Echo the text back."
-	TitledTitle     = "Only a title"
+	echoDescription = "Echo the text back."
+	titledTitle     = "Only a title"
 )
 
-func textResult(s string) *mcp.CallToolResult {
+func toolText(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
-func args(req *mcp.CallToolRequest) map[string]any {
+func toolArgs(req *mcp.CallToolRequest) map[string]any {
 	m := map[string]any{}
 	if req.Params != nil && len(req.Params.Arguments) > 0 {
 		_ = json.Unmarshal(req.Params.Arguments, &m)
@@ -89,7 +87,7 @@ func args(req *mcp.CallToolRequest) map[string]any {
 	return m
 }
 
-// New returns a server with the common tools:
+// newTestServer returns a server with the common tools:
 //   - echo: returns its "text" argument;
 //   - titled: a tool with a title and no description, returns "titled";
 //   - ping: pings the client, then returns "pong";
@@ -99,9 +97,9 @@ func args(req *mcp.CallToolRequest) map[string]any {
 //
 // and, with Stdio: env (returns the env var named by "name"), die (exits
 // during the call), die_once (exits during its first call, then answers
-// "survived"), die_on_release (creates Marker, waits until Marker+ReleaseSuffix
+// "survived"), die_on_release (creates Marker, waits until Marker+releaseSuffix
 // exists, then exits during the call).
-func New(o Options) *mcp.Server {
+func newTestServer(o testServerOptions) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpparity-testserver", Version: "1.0.0"},
 		&mcp.ServerOptions{PageSize: o.PageSize})
 	if o.BeforeInitialize != nil {
@@ -116,31 +114,31 @@ func New(o Options) *mcp.Server {
 			}
 		})
 	}
-	s.AddTool(&mcp.Tool{Name: "echo", Description: EchoDescription, InputSchema: TextSchema},
+	s.AddTool(&mcp.Tool{Name: "echo", Description: echoDescription, InputSchema: schemaText},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			t, _ := args(req)["text"].(string)
-			return textResult(t), nil
+			t, _ := toolArgs(req)["text"].(string)
+			return toolText(t), nil
 		})
-	s.AddTool(&mcp.Tool{Name: "titled", Title: TitledTitle, InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "titled", Title: titledTitle, InputSchema: schemaEmpty},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return textResult("titled"), nil
+			return toolText("titled"), nil
 		})
-	s.AddTool(&mcp.Tool{Name: "ping", Description: "Pings the client first.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "ping", Description: "Pings the client first.", InputSchema: schemaEmpty},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if err := req.Session.Ping(ctx, nil); err != nil {
 				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "ping: " + err.Error()}}}, nil
 			}
-			return textResult("pong"), nil
+			return toolText("pong"), nil
 		})
-	s.AddTool(&mcp.Tool{Name: "fail", Description: "A tool error.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "fail", Description: "A tool error.", InputSchema: schemaEmpty},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "boom"}}}, nil
 		})
-	s.AddTool(&mcp.Tool{Name: "rpcfail", Description: "A JSON-RPC error.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "rpcfail", Description: "A JSON-RPC error.", InputSchema: schemaEmpty},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("rpcfail always fails")
 		})
-	s.AddTool(&mcp.Tool{Name: "block", Description: "Waits until cancelled.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "block", Description: "Waits until cancelled.", InputSchema: schemaEmpty},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {
 			case <-ctx.Done():
@@ -150,47 +148,51 @@ func New(o Options) *mcp.Server {
 			}
 		})
 	for name, res := range o.Extra {
-		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: EmptyObject},
+		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: schemaEmpty},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
 	}
-	if !o.Stdio {
-		return s
+	if o.Stdio {
+		addStdioTools(s, o)
 	}
-	s.AddTool(&mcp.Tool{Name: "env", Description: "Returns an env var.", InputSchema: EmptyObject},
+	return s
+}
+
+// addStdioTools adds the tools of a server in a process of its own.
+func addStdioTools(s *mcp.Server, o testServerOptions) {
+	s.AddTool(&mcp.Tool{Name: "env", Description: "Returns an env var.", InputSchema: schemaEmpty},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			n, _ := args(req)["name"].(string)
-			return textResult(os.Getenv(n)), nil
+			n, _ := toolArgs(req)["name"].(string)
+			return toolText(os.Getenv(n)), nil
 		})
-	s.AddTool(&mcp.Tool{Name: "die", Description: "Exits during the call.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "die", Description: "Exits during the call.", InputSchema: schemaEmpty},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			os.Exit(3)
 			return nil, nil
 		})
-	s.AddTool(&mcp.Tool{Name: "die_once", Description: "Exits during its first call.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "die_once", Description: "Exits during its first call.", InputSchema: schemaEmpty},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			f, err := os.OpenFile(o.Marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 			if err == nil {
 				_ = f.Close()
 				os.Exit(3) // first call: the marker did not exist
 			}
-			return textResult("survived"), nil
+			return toolText("survived"), nil
 		})
-	s.AddTool(&mcp.Tool{Name: "die_on_release", Description: "Marks its arrival, waits, then exits.", InputSchema: EmptyObject},
+	s.AddTool(&mcp.Tool{Name: "die_on_release", Description: "Marks its arrival, waits, then exits.", InputSchema: schemaEmpty},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if err := os.WriteFile(o.Marker, []byte("in call"), 0o600); err != nil {
 				return nil, err
 			}
-			if err := WaitFile(ctx, o.Marker+ReleaseSuffix); err != nil {
+			if err := waitFile(ctx, o.Marker+releaseSuffix); err != nil {
 				return nil, err
 			}
 			os.Exit(3)
 			return nil, nil
 		})
-	return s
 }
 
-// WaitFile waits until path exists or ctx ends.
-func WaitFile(ctx context.Context, path string) error {
+// waitFile waits until path exists or ctx ends.
+func waitFile(ctx context.Context, path string) error {
 	t := time.NewTicker(2 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -205,8 +207,8 @@ func WaitFile(ctx context.Context, path string) error {
 	}
 }
 
-// AppendPid appends pid and a newline to path (O_APPEND: one write per line).
-func AppendPid(path string, pid int) error {
+// appendPid appends pid and a newline to path (O_APPEND: one write per line).
+func appendPid(path string, pid int) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package testserver
+package impl
 
 import (
 	"context"
@@ -11,17 +11,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Main runs the helper process selected by EnvKind and returns its exit
-// code. Call it from TestMain before anything else when EnvKind is set.
-func Main() int {
-	switch kind := os.Getenv(EnvKind); kind {
+// testServerMain runs the helper process selected by envServerKind and
+// returns its exit code: TestMain calls it first when envServerKind is set.
+func testServerMain() int {
+	switch kind := os.Getenv(envServerKind); kind {
 	case "sleep":
 		// The grandchild of group-kill tests: it holds no pipe of its parent
 		// (stdio is /dev/null) and waits to be killed.
 		time.Sleep(time.Hour)
 		return 0
 	case "mcp":
-		if err := runStdio(); err != nil {
+		if err := runTestServerStdio(); err != nil {
 			fmt.Fprintln(os.Stderr, "testserver:", err)
 			return 1
 		}
@@ -32,34 +32,34 @@ func Main() int {
 	}
 }
 
-func runStdio() error {
-	if p := os.Getenv(EnvStarts); p != "" {
-		if err := AppendPid(p, os.Getpid()); err != nil {
+func runTestServerStdio() error {
+	if p := os.Getenv(envServerStarts); p != "" {
+		if err := appendPid(p, os.Getpid()); err != nil {
 			return err
 		}
 	}
-	if p := os.Getenv(EnvChildren); p != "" {
+	if p := os.Getenv(envServerChildren); p != "" {
 		// Same process group as this server (the pool starts it as a group
 		// leader): only a group kill ends it.
 		child := exec.Command(os.Args[0])
-		child.Env = append(os.Environ(), EnvKind+"=sleep", "GORACE=atexit_sleep_ms=0")
+		child.Env = append(os.Environ(), envServerKind+"=sleep", "GORACE=atexit_sleep_ms=0")
 		if err := child.Start(); err != nil {
 			return err
 		}
-		if err := AppendPid(p, child.Process.Pid); err != nil {
+		if err := appendPid(p, child.Process.Pid); err != nil {
 			return err
 		}
 	}
-	o := Options{Stdio: true, Marker: os.Getenv(EnvMarker)}
-	if n, err := strconv.Atoi(os.Getenv(EnvPageSize)); err == nil {
+	o := testServerOptions{Stdio: true, Marker: os.Getenv(envServerMarker)}
+	if n, err := strconv.Atoi(os.Getenv(envServerPageSize)); err == nil {
 		o.PageSize = n
 	}
-	block := os.Getenv(EnvBlockInit) == "1"
-	release := os.Getenv(EnvRelease)
+	block := os.Getenv(envServerBlockInit) == "1"
+	release := os.Getenv(envServerRelease)
 	if block || release != "" {
 		o.BeforeInitialize = func(ctx context.Context) error {
 			if release != "" {
-				return WaitFile(ctx, release)
+				return waitFile(ctx, release)
 			}
 			<-ctx.Done() // the request ends when stdin closes
 			return ctx.Err()
@@ -67,8 +67,8 @@ func runStdio() error {
 	}
 	// Run ends when stdin closes (the client's end of the session); how it
 	// ended is no concern of the tests.
-	_ = New(o).Run(context.Background(), &mcp.StdioTransport{})
-	if os.Getenv(EnvLinger) == "1" {
+	_ = newTestServer(o).Run(context.Background(), &mcp.StdioTransport{})
+	if os.Getenv(envServerLinger) == "1" {
 		time.Sleep(time.Hour)
 	}
 	return nil

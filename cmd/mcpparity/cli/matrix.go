@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -19,67 +19,85 @@ func init() {
 // default matrix when it is there.
 const DefaultPortFile = "ports/typescript/target.yaml"
 
-// listFlag collects a repeated string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
-func runMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("matrix", "[--target T]... [--target-file F]... [flags]", stdout, stderr, `
+func runMatrix(ctx context.Context, c *call) int {
+	fs := c.flags("[--target T]... [--target-file F]... [flags]", `
 The implementations are ref and `+DefaultPortFile+` (when it is there), then
 every --target and --target-file, in order; --no-defaults keeps only those.
 exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not run`)
 	var targets, files listFlag
-	fs.Var(&targets, "target", "a target to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
-	fs.Var(&files, "target-file", "a target file to add, repeatable")
+	fs.Var(&targets, "target", "a `target` to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
+	fs.Var(&files, "target-file", "a target `file` to add, repeatable")
 	noDefaults := fs.Bool("no-defaults", false, "leave out ref and the TypeScript port")
 	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
 	markdown := fs.String("markdown", "", "write the matrix as Markdown to this file")
 	html := fs.String("html", "", "write the matrix as one self-contained HTML page to this file")
 	jsonOut := fs.String("json", "", "write the matrix as JSON to this file")
-	if code, done := parseFlags(fs, args, stderr); done {
+	if code, done := c.parse(); done {
 		return code
 	}
-	type impl struct{ name, spec, file string }
-	var impls []impl
-	if !*noDefaults {
-		impls = append(impls, impl{name: "ref", spec: "ref"})
+	impls := matrixImpls(*noDefaults, targets, files)
+	if len(impls) == 0 {
+		return c.badUsage("no implementation: --no-defaults needs a --target or a --target-file")
+	}
+	base, scs, code := c.setup(*runExpr)
+	if code != 0 {
+		return code
+	}
+	outs, err := openFiles(map[string]string{"markdown": *markdown, "html": *html, "json": *jsonOut})
+	if err != nil {
+		return c.fail(exitCannotRun, err)
+	}
+	defer outs.abort()
+	stdout := c.stdout
+	m := runColumns(ctx, base, scs, impls, stdout)
+	fmt.Fprintln(stdout)
+	suite.WriteMatrixText(stdout, m)
+	if err := outs.write(map[string]func(io.Writer) error{
+		"markdown": func(w io.Writer) error { suite.WriteMatrixMarkdown(w, m); return nil },
+		"html":     func(w io.Writer) error { return suite.WriteMatrixHTML(w, m) },
+		"json":     func(w io.Writer) error { return writeJSON(w, m) },
+	}); err != nil {
+		return c.fail(exitCannotRun, err)
+	}
+	switch diverged, errored := m.Failed(); {
+	case errored:
+		return exitCannotRun
+	case diverged:
+		return exitDiverged
+	}
+	return exitParity
+}
+
+// A matrixImpl is a column of the matrix: a target spec or a target file.
+type matrixImpl struct{ name, spec, file string }
+
+// matrixImpls lists the columns: the defaults, then the targets, then the
+// target files.
+func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
+	var impls []matrixImpl
+	if !noDefaults {
+		impls = append(impls, matrixImpl{name: "ref", spec: "ref"})
 		if _, err := os.Stat(DefaultPortFile); err == nil {
-			impls = append(impls, impl{name: "typescript", file: DefaultPortFile})
+			impls = append(impls, matrixImpl{name: "typescript", file: DefaultPortFile})
 		}
 	}
 	for _, t := range targets {
 		name, spec := implName(t)
-		impls = append(impls, impl{name: name, spec: spec})
+		impls = append(impls, matrixImpl{name: name, spec: spec})
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		if name == "target" {
 			name = filepath.Base(filepath.Dir(f))
 		}
-		impls = append(impls, impl{name: name, file: f})
+		impls = append(impls, matrixImpl{name: name, file: f})
 	}
-	if len(impls) == 0 {
-		fmt.Fprintln(stderr, "matrix: no implementation (see --help)")
-		return exitCannotRun
-	}
-	base, scs, run, err := setup(*runExpr)
-	if err != nil {
-		fmt.Fprintf(stderr, "matrix: %v\n", err)
-		return exitCannotRun
-	}
-	scs = suite.Select(scs, run)
-	if len(scs) == 0 {
-		fmt.Fprintf(stderr, "matrix: no scenario matches --run %q\n", *runExpr)
-		return exitCannotRun
-	}
-	outs, err := openFiles(map[string]string{"markdown": *markdown, "html": *html, "json": *jsonOut})
-	if err != nil {
-		fmt.Fprintf(stderr, "matrix: %v\n", err)
-		return exitCannotRun
-	}
-	defer outs.abort()
+	return impls
+}
+
+// runColumns runs the scenarios against each implementation in turn, a
+// line each on stdout; one that cannot run is a column with its error.
+func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, impls []matrixImpl, stdout io.Writer) *suite.Matrix {
 	m := &suite.Matrix{}
 	for _, s := range scs {
 		m.Scenarios = append(m.Scenarios, s.Name)
@@ -106,23 +124,7 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 			break
 		}
 	}
-	fmt.Fprintln(stdout)
-	suite.WriteMatrixText(stdout, m)
-	if err := outs.write(map[string]func(io.Writer) error{
-		"markdown": func(w io.Writer) error { suite.WriteMatrixMarkdown(w, m); return nil },
-		"html":     func(w io.Writer) error { return suite.WriteMatrixHTML(w, m) },
-		"json":     func(w io.Writer) error { return writeJSON(w, m) },
-	}); err != nil {
-		fmt.Fprintf(stderr, "matrix: %v\n", err)
-		return exitCannotRun
-	}
-	switch diverged, errored := m.Failed(); {
-	case errored:
-		return exitCannotRun
-	case diverged:
-		return exitDiverged
-	}
-	return exitParity
+	return m
 }
 
 // implName reads "[NAME=]SPEC"; without a name, a short one is made from

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+func init() {
+	register("diff", "run the scenarios against two targets and show where they differ", runDiff)
+}
+
+func runDiff(ctx context.Context, c *call) int {
+	fs := c.flags("--a T1 --b T2 [--run RE]", `
+exit codes: 0 the same observations, 1 a difference, 2 could not run`)
+	a := fs.String("a", "ref", "first target")
+	b := fs.String("b", "", "second target")
+	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	if code, done := c.parse(); done {
+		return code
+	}
+	if *b == "" {
+		return c.badUsage("--b is required")
+	}
+	ta, err := suite.ParseTarget(*a)
+	if err != nil {
+		return c.badUsage("--a: %v", err)
+	}
+	tb, err := suite.ParseTarget(*b)
+	if err != nil {
+		return c.badUsage("--b: %v", err)
+	}
+	cfg, scs, code := c.setup(*runExpr)
+	if code != 0 {
+		return code
+	}
+	stdout := c.stdout
+	code = exitParity
+	for _, s := range scs {
+		diffs, err := suite.DiffTargets(ctx, *cfg, s, ta, tb)
+		if err != nil {
+			fmt.Fprintf(stdout, "error    %s: %v\n", s.Name, err)
+			code = exitCannotRun
+			continue
+		}
+		if len(diffs) == 0 {
+			fmt.Fprintf(stdout, "same     %s\n", s.Name)
+			continue
+		}
+		fmt.Fprintf(stdout, "differ   %s: %d difference(s)\n", s.Name, len(diffs))
+		suite.WriteSideBySide(stdout, ta.Name(), tb.Name(), diffs)
+		if code == exitParity {
+			code = exitDiverged
+		}
+	}
+	return code
+}

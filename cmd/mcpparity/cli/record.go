@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/mcpparity/mcpparity/internal/record"
+)
+
+func init() {
+	register("record", "record the fixtures from the live servers (or proxy any server with --upstream/--upstream-cmd)", runRecord)
+}
+
+// defaultRecordings is the folder of the fixtures' recordings.
+const defaultRecordings = "fixtures/recordings"
+
+const recordSynopsis = `[--check] [--everything] [--out DIR] [--golden DIR]
+       mcpparity record (--upstream URL | --upstream-cmd CMD) --out FILE [flags]`
+
+const recordNotes = `
+Without --upstream or --upstream-cmd, record re-records the fixtures through
+the reference pool, then refreshes the golden files. With one of them, it is
+the recorder as a standalone proxy for any client and server; the fixture is
+written when the client ends its session (HTTP DELETE, stdin EOF) or on
+interrupt. A flag of one form (fixtures:, proxy:) does not go with the other.`
+
+// The flags of each form of record.
+var (
+	fixturesOnly = []string{"check", "everything", "golden"}
+	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "header"}
+)
+
+func runRecord(ctx context.Context, c *call) int {
+	fs := c.flags(recordSynopsis, recordNotes)
+	out := fs.String("out", "", "fixtures: the folder of the recordings (default "+defaultRecordings+"); proxy: the fixture file to write, required")
+	check := fs.Bool("check", false, "fixtures: record into a temporary folder and fail with a diff when the stored fixtures differ")
+	everything := fs.Bool("everything", false, "fixtures: also record server-everything (npx) into everything/stdio.json")
+	golden := fs.String("golden", "golden", "fixtures: golden folder rewritten after recording (empty: leave golden files alone)")
+	pf := declareProxyFlags(fs)
+	if code, done := c.parse(); done {
+		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["upstream"] || set["upstream-cmd"] {
+		if n := firstSet(set, fixturesOnly); n != "" {
+			return c.badUsage("--%s records the fixtures: it does not go with --upstream or --upstream-cmd", n)
+		}
+		return c.recordProxy(ctx, pf, *out)
+	}
+	if n := firstSet(set, proxyOnly); n != "" {
+		return c.badUsage("--%s is a flag of the proxy: it needs --upstream or --upstream-cmd", n)
+	}
+	if *out == "" {
+		*out = defaultRecordings
+	}
+	return c.recordFixtures(ctx, *out, *check, *everything, *golden)
+}
+
+// firstSet returns the first of names that is set, or "".
+func firstSet(set map[string]bool, names []string) string {
+	for _, n := range names {
+		if set[n] {
+			return n
+		}
+	}
+	return ""
+}
+
+// recordFixtures records the fixtures' sets into out (into a temporary
+// folder compared with out, with check), then refreshes the golden files.
+func (c *call) recordFixtures(ctx context.Context, out string, check, everything bool, golden string) int {
+	exe, err := os.Executable()
+	if err != nil {
+		return c.fail(2, err)
+	}
+	sets := append([]record.Set{}, record.SDKSets...)
+	if everything {
+		sets = append(sets, record.EverythingSet)
+	}
+	dir := out
+	if check {
+		tmp, err := os.MkdirTemp("", "mcpparity-record-")
+		if err != nil {
+			return c.fail(2, err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	for _, s := range sets {
+		path := filepath.Join(dir, s.File)
+		if err := record.Record(ctx, s, path, []string{exe}); err != nil {
+			if errors.Is(err, record.ErrNoNpx) {
+				return c.failf(2, "%s: %v", s.File, err)
+			}
+			return c.failf(1, "%s: %v", s.File, err)
+		}
+		fmt.Fprintf(c.stdout, "recorded %s\n", path)
+	}
+	if check {
+		return c.checkDrift(sets, dir, out)
+	}
+	if golden != "" {
+		return c.refreshGolden(ctx, golden)
+	}
+	return 0
+}
+
+// checkDrift compares fresh recordings with the stored ones.
+func (c *call) checkDrift(sets []record.Set, fresh, stored string) int {
+	stdout := c.stdout
+	drift := false
+	for _, s := range sets {
+		a, err := os.ReadFile(filepath.Join(stored, s.File))
+		if err != nil {
+			return c.failf(2, "--check: stored fixture: %v", err)
+		}
+		b, err := os.ReadFile(filepath.Join(fresh, s.File))
+		if err != nil {
+			return c.failf(2, "--check: %v", err)
+		}
+		if d := record.Compare(a, b); d != "" {
+			drift = true
+			fmt.Fprintf(stdout, "drift in %s:\n%s", s.File, d)
+		}
+	}
+	if drift {
+		fmt.Fprintln(stdout, "record --check: the stored fixtures differ from a fresh recording (run mcpparity record to accept)")
+		return 1
+	}
+	fmt.Fprintln(stdout, "record --check: the stored fixtures match a fresh recording")
+	return 0
+}
+
+// refreshGolden rewrites the golden files from the new recordings. The
+// recordings are embedded at build time, so this runs the suite from the
+// source tree (`go test ./internal/suite -update`), in the module root.
+func (c *call) refreshGolden(ctx context.Context, dir string) int {
+	root := filepath.Dir(filepath.Clean(dir))
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return c.failf(1, "golden files not refreshed: %s is not in a source tree (run go test ./internal/suite -run TestScenarios -update there)", dir)
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "./internal/suite", "-run", "TestScenarios", "-count=1", "-update")
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
+	if err := cmd.Run(); err != nil {
+		return c.failf(1, "refreshing golden files: %v", err)
+	}
+	fmt.Fprintf(c.stdout, "refreshed %s (read the diff: git diff %s)\n", dir, dir)
+	return 0
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/recorder"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+)
+
+// proxyFlags are the flags of `mcpparity record --upstream…`.
+type proxyFlags struct {
+	upstream, upstreamCmd, listen *string
+	name, sdkModule, sdkVersion   *string
+	secrets, headers              listFlag
+}
+
+func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
+	p := &proxyFlags{}
+	p.upstream = fs.String("upstream", "", "proxy: `URL` of the server's Streamable HTTP endpoint: the recorder is then an HTTP proxy in front of it")
+	p.upstreamCmd = fs.String("upstream-cmd", "", "proxy: `command` line of a stdio server: the recorder runs it and speaks stdio on its own stdin/stdout")
+	p.listen = fs.String("listen", "127.0.0.1:0", "proxy: listen address of the HTTP proxy (the bound address is the first line on stdout)")
+	p.name = fs.String("name", "", "proxy: manifest.name (default: the base name of --out)")
+	p.sdkModule = fs.String("sdk-module", "", "proxy: the server's SDK, written to manifest.sdkModule and shown in the closing line, nothing else: the replay\n"+
+		"never reads it (the server's own identity is manifest.server, from its serverInfo). Default: the go-sdk\n"+
+		"linked into this binary when the server announces itself as "+sdkserver.Name+", else empty (unknown)")
+	p.sdkVersion = fs.String("sdk-version", "", "proxy: the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
+	fs.Var(&p.secrets, "secret", "proxy: a `secret` value never to be written, e.g. a configured env value (repeatable)")
+	fs.Var(&p.headers, "header", "proxy: a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
+	return p
+}
+
+// recordProxy is `mcpparity record --upstream…`: the recorder as a
+// standalone proxy in front of an HTTP server (--upstream) or as the stdio
+// server command of a client, running the real server (--upstream-cmd).
+func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
+	if (*p.upstream == "") == (*p.upstreamCmd == "") || out == "" {
+		return c.badUsage("give exactly one of --upstream URL and --upstream-cmd CMD, and --out FILE")
+	}
+	name := *p.name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	}
+	cfg := recorder.ProxyConfig{
+		Upstream: *p.upstream, UpstreamCmd: *p.upstreamCmd, Listen: *p.listen,
+		Fixture: recorder.Config{Name: name, SDKModule: *p.sdkModule, SDKVersion: *p.sdkVersion, Headers: p.headers, Secrets: p.secrets},
+	}
+	cfg.Listening = func(addr net.Addr) {
+		fmt.Fprintln(c.stdout, addr.String())
+		u, _ := url.Parse(*p.upstream) // RunProxy parsed it already
+		c.logf("proxy http://%s%s -> %s; the fixture is written when the client ends its session (DELETE) or on interrupt",
+			addr, u.EscapedPath(), u.Redacted())
+	}
+	f, err := recorder.RunProxy(ctx, cfg, c.stdin, c.stdout, c.stderr)
+	if err != nil {
+		c.logf("%v", err)
+		return c.failf(1, "%s not written", out)
+	}
+	if err := recorder.WriteFile(out, f); err != nil {
+		return c.fail(1, err)
+	}
+	n := len(f.HTTP) + len(f.Stdio)
+	sdk := "unknown (--sdk-module)"
+	if m := f.Manifest; m.SDKModule != "" {
+		sdk = strings.TrimSpace(m.SDKModule + " " + m.SDKVersion)
+	}
+	c.logf("wrote %s (%d %s, %d tools; server %s; sdk %s)", out, n,
+		map[bool]string{true: "exchanges", false: "lines"}[f.HTTP != nil], f.Manifest.ToolCount, f.Manifest.Server, sdk)
+	return 0
+}

@@ -1,0 +1,126 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"time"
+
+	"github.com/google/shlex"
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// ProxyConfig is a standalone recording proxy: in front of an HTTP server
+// (Upstream) or as the stdio server command of a client (UpstreamCmd),
+// exactly one of the two.
+type ProxyConfig struct {
+	// Upstream is the URL of the server's Streamable HTTP endpoint.
+	Upstream string
+	// UpstreamCmd is the command line of a stdio server.
+	UpstreamCmd string
+	// Listen is the listen address of the HTTP proxy.
+	Listen string
+	// Listening, if set, is called with the HTTP proxy's bound address
+	// before it serves.
+	Listening func(addr net.Addr)
+	// Fixture says how the recording becomes a fixture.
+	Fixture Config
+}
+
+// RunProxy records one session through a proxy and returns the fixture
+// built from it. The session ends when the client ends it (HTTP DELETE,
+// stdin EOF) or ctx ends. Over stdio, stdin and stdout are the client's
+// and stderr the server's.
+func RunProxy(ctx context.Context, cfg ProxyConfig, stdin io.Reader, stdout, stderr io.Writer) (*fixtures.Fixture, error) {
+	var rec Recording
+	var err error
+	switch {
+	case (cfg.Upstream == "") == (cfg.UpstreamCmd == ""):
+		return nil, errors.New("recorder: give exactly one of an upstream URL and an upstream command")
+	case cfg.Upstream != "":
+		rec, err = recordHTTP(ctx, cfg)
+	default:
+		rec, err = recordStdio(ctx, cfg.UpstreamCmd, stdin, stdout, stderr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Build(rec, cfg.Fixture)
+}
+
+// recordHTTP serves the proxy until the client deletes its session or ctx
+// ends.
+func recordHTTP(ctx context.Context, cfg ProxyConfig) (Recording, error) {
+	upstream := cfg.Upstream
+	u, err := url.Parse(upstream)
+	if err != nil || u.Host == "" {
+		return Recording{}, fmt.Errorf("upstream %q is not a URL", upstream)
+	}
+	p, err := NewProxy(upstream, nil)
+	if err != nil {
+		return Recording{}, err
+	}
+	defer p.Close()
+	// Fail fast, with the address, when nothing listens upstream.
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		return Recording{}, fmt.Errorf("upstream %s is unreachable: %v", u.Redacted(), err)
+	}
+	conn.Close()
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return Recording{}, err
+	}
+	if cfg.Listening != nil {
+		cfg.Listening(ln.Addr())
+	}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case <-p.Ended():
+	case <-ctx.Done():
+	case err := <-served:
+		return Recording{}, err
+	}
+	p.Close() // ends the open streams
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if errs := p.Errors(); len(errs) > 0 {
+		return Recording{}, fmt.Errorf("the upstream failed during the recording:\n  %v", errors.Join(errs...))
+	}
+	return p.Recording(), nil
+}
+
+// recordStdio runs the server command and passes lines between it and this
+// process's stdin/stdout until stdin ends or ctx ends.
+func recordStdio(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (Recording, error) {
+	argv, err := shlex.Split(command)
+	if err != nil || len(argv) == 0 {
+		return Recording{}, fmt.Errorf("upstream command %q: not a command line", command)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = stderr
+	s := NewStdio(cmd)
+	// Within the grace a client gives its stdio server before ending its
+	// process group (the reference pool: 2 s), so the fixture gets written.
+	s.StopTimeout = time.Second
+	if err := s.Run(ctx, stdin, stdout); err != nil && !errors.Is(err, context.Canceled) {
+		return Recording{}, err
+	}
+	return s.Recording(), nil
+}
