@@ -21,7 +21,9 @@ import (
 type Recording struct {
 	Transport string
 	Exchanges []fixtures.Exchange
-	Lines     []fixtures.Line
+	// Probes are the server's answers to faulty requests (Proxy.Probe).
+	Probes []fixtures.Probe
+	Lines  []fixtures.Line
 }
 
 // Config is what the builder needs beyond the traffic.
@@ -69,12 +71,16 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 		if len(exs) == 0 {
 			return nil, errors.New("recorder: no answered HTTP exchange was recorded")
 		}
-		r := newReplacer(secrets, sessionPlaceholders(exs))
+		r := newReplacer(secrets, sessionPlaceholders(exs, rec.Probes))
 		reqAllowed := allowSet(RequestHeaders, cfg.Headers)
 		respAllowed := allowSet(ResponseHeaders)
 		for _, ex := range exs {
 			f.HTTP = append(f.HTTP, normalizeExchange(ex, r, reqAllowed, respAllowed))
 			msgs = append(msgs, exchangeMessages(ex)...)
+		}
+		for _, p := range sortProbes(rec.Probes) {
+			n := normalizeExchange(fixtures.Exchange{Request: p.Request, Response: p.Response}, r, reqAllowed, respAllowed)
+			f.Probes = append(f.Probes, fixtures.Probe{Kind: p.Kind, Request: n.Request, Response: n.Response})
 		}
 		f.Manifest.ResponseMode = responseMode(exs)
 	case fixtures.TransportStdio:
@@ -211,8 +217,9 @@ func answered(in []fixtures.Exchange) []fixtures.Exchange {
 }
 
 // sessionPlaceholders numbers the distinct session ids in order of first
-// appearance (request header, then response header, exchange by exchange).
-func sessionPlaceholders(exs []fixtures.Exchange) map[string]string {
+// appearance (request header, then response header, exchange by exchange,
+// then probe by probe).
+func sessionPlaceholders(exs []fixtures.Exchange, probes []fixtures.Probe) map[string]string {
 	m := map[string]string{}
 	see := func(h map[string]string) {
 		for k, v := range h {
@@ -227,7 +234,23 @@ func sessionPlaceholders(exs []fixtures.Exchange) map[string]string {
 		see(ex.Request.Headers)
 		see(ex.Response.Headers)
 	}
+	for _, p := range sortProbes(probes) {
+		see(p.Request.Headers)
+		see(p.Response.Headers)
+	}
 	return m
+}
+
+// sortProbes orders probes as fixtures.ProbeKinds, each kind's in the
+// order they were sent.
+func sortProbes(probes []fixtures.Probe) []fixtures.Probe {
+	rank := map[string]int{}
+	for i, k := range fixtures.ProbeKinds {
+		rank[k.ID] = i
+	}
+	out := slices.Clone(probes)
+	slices.SortStableFunc(out, func(a, b fixtures.Probe) int { return rank[a.Kind] - rank[b.Kind] })
+	return out
 }
 
 func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowed map[string]bool) fixtures.Exchange {
@@ -245,6 +268,7 @@ func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowe
 			Headers:     filterHeaders(ex.Response.Headers, respAllowed, r),
 			Body:        r.json(ex.Response.Body),
 			Text:        r.text(ex.Response.Text),
+			Chunked:     ex.Response.Chunked,
 			Cut:         ex.Response.Cut,
 		},
 	}

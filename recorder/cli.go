@@ -158,6 +158,11 @@ func recordHTTP(ctx context.Context, upstream, listen string, stdout, stderr io.
 	case err := <-served:
 		return Recording{}, err
 	}
+	// The probes go to the upstream even after an interrupt (each is
+	// bounded); an upstream gone by then leaves the fixture without them.
+	if err := p.Probe(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintf(stderr, "record: no probes in the fixture: %v\n", err)
+	}
 	p.Close() // ends the open streams
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -54,6 +54,7 @@ type Proxy struct {
 	mu        sync.Mutex
 	closed    bool
 	exchanges []*fixtures.Exchange
+	probes    []fixtures.Probe // set by Probe
 	errs      []error
 	ended     chan struct{}
 	endedOnce sync.Once
@@ -137,6 +138,7 @@ func (p *Proxy) Recording() Recording {
 		c.Response.Events = append([]fixtures.Event(nil), ex.Response.Events...)
 		rec.Exchanges = append(rec.Exchanges, c)
 	}
+	rec.Probes = append(rec.Probes, p.probes...)
 	return rec
 }
 
@@ -267,11 +269,8 @@ func (p *Proxy) fail(w http.ResponseWriter, ex *fixtures.Exchange, err error) {
 func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Response, ex *fixtures.Exchange) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 	p.mu.Lock()
-	if isJSON(ex.Response.ContentType) && json.Valid(body) {
-		ex.Response.Body = append([]byte(nil), body...)
-	} else {
-		ex.Response.Text = string(body)
-	}
+	fillBody(&ex.Response, body, resp)
+	chunked := ex.Response.Chunked
 	cut := err != nil && ctx.Err() == nil
 	if cut {
 		ex.Response.Cut = true
@@ -280,7 +279,7 @@ func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Res
 	p.mu.Unlock()
 
 	copyHeaders(w.Header(), resp.Header)
-	if !cut {
+	if !cut && !chunked {
 		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 	}
 	w.WriteHeader(resp.StatusCode)
@@ -288,6 +287,20 @@ func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Res
 	if cut {
 		panic(http.ErrAbortHandler) // the client sees the cut too
 	}
+	if chunked {
+		_ = http.NewResponseController(w).Flush() // framed as it came
+	}
+}
+
+// fillBody records a whole answer's body: JSON as body, anything else as
+// text, and whether it came in chunks.
+func fillBody(r *fixtures.Response, body []byte, resp *http.Response) {
+	if isJSON(r.ContentType) && json.Valid(body) {
+		r.Body = append([]byte(nil), body...)
+	} else {
+		r.Text = string(body)
+	}
+	r.Chunked = len(body) > 0 && resp.ContentLength < 0 && len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
 }
 
 // streamItem is what the stream reader hands to the forwarding loop: an

@@ -110,6 +110,9 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 			case <-time.After(10 * time.Second):
 				return errors.New("the session did not end (no DELETE)")
 			}
+			if err := proxy.Probe(ctx); err != nil {
+				return fmt.Errorf("recorder: %w", err)
+			}
 			_ = proxy.Close()
 			if errs := proxy.Errors(); len(errs) > 0 {
 				return fmt.Errorf("recorder: %w", errors.Join(errs...))
