@@ -176,10 +176,14 @@ func observeReport(rep replay.Report) ReplayObservation {
 // (it is then killed), never a silent count.
 func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservation, []string, error) {
 	out := map[string]ReplayObservation{}
-	for name, rp := range r.replays {
-		out[name] = observeReport(rp.Report())
-	}
 	var failures []string
+	for _, name := range sortedKeys(r.replays) {
+		rep := r.replays[name].Report()
+		out[name] = observeReport(rep)
+		for _, req := range rep.Refused {
+			failures = append(failures, "replays: "+name+": refused: "+req)
+		}
+	}
 	for _, name := range sortedKeys(r.stdio) {
 		dir := r.stdio[name]
 		c, err := r.settleOne(ctx, name, ReplaySettle)
