@@ -71,15 +71,16 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 		if len(exs) == 0 {
 			return nil, errors.New("recorder: no answered HTTP exchange was recorded")
 		}
-		r := newReplacer(secrets, sessionPlaceholders(exs, rec.Probes))
-		reqAllowed := allowSet(RequestHeaders, cfg.Headers)
-		respAllowed := allowSet(ResponseHeaders)
+		probes := sortProbes(rec.Probes)
+		r := newReplacer(secrets, sessionPlaceholders(exs, probes))
+		n := &normalizer{r: r, reqAllowed: allowSet(RequestHeaders, cfg.Headers), respAllowed: allowSet(ResponseHeaders),
+			events: eventPlaceholders(exs, probes)}
 		for _, ex := range exs {
-			f.HTTP = append(f.HTTP, normalizeExchange(ex, r, reqAllowed, respAllowed))
+			f.HTTP = append(f.HTTP, n.exchange(ex))
 			msgs = append(msgs, exchangeMessages(ex)...)
 		}
-		for _, p := range sortProbes(rec.Probes) {
-			n := normalizeExchange(fixtures.Exchange{Request: p.Request, Response: p.Response}, r, reqAllowed, respAllowed)
+		for _, p := range probes {
+			n := n.exchange(fixtures.Exchange{Request: p.Request, Response: p.Response})
 			f.Probes = append(f.Probes, fixtures.Probe{Kind: p.Kind, Request: n.Request, Response: n.Response})
 		}
 		f.Manifest.ResponseMode = responseMode(exs)
@@ -234,9 +235,31 @@ func sessionPlaceholders(exs []fixtures.Exchange, probes []fixtures.Probe) map[s
 		see(ex.Request.Headers)
 		see(ex.Response.Headers)
 	}
-	for _, p := range sortProbes(probes) {
+	for _, p := range probes {
 		see(p.Request.Headers)
 		see(p.Response.Headers)
+	}
+	return m
+}
+
+// eventPlaceholders numbers the distinct SSE event ids in order of first
+// appearance (exchange by exchange, then probe by probe): servers draw them
+// at random (the TypeScript SDK: UUIDs), and a recording is the same every
+// time only without them.
+func eventPlaceholders(exs []fixtures.Exchange, probes []fixtures.Probe) map[string]string {
+	m := map[string]string{}
+	see := func(evs []fixtures.Event) {
+		for _, e := range evs {
+			if _, ok := m[e.ID]; e.ID != "" && !ok {
+				m[e.ID] = fixtures.EventPlaceholder(len(m) + 1)
+			}
+		}
+	}
+	for _, ex := range exs {
+		see(ex.Response.Events)
+	}
+	for _, p := range probes {
+		see(p.Response.Events)
 	}
 	return m
 }
@@ -253,19 +276,39 @@ func sortProbes(probes []fixtures.Probe) []fixtures.Probe {
 	return out
 }
 
-func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowed map[string]bool) fixtures.Exchange {
+// normalizer rewrites exchanges and probes for the fixture.
+type normalizer struct {
+	r                       *replacer
+	reqAllowed, respAllowed map[string]bool
+	events                  map[string]string // event id -> placeholder
+}
+
+// event renames an event id (in an event or a Last-Event-Id header).
+func (n *normalizer) event(id string) string {
+	if ph, ok := n.events[id]; ok {
+		return ph
+	}
+	return n.r.text(id)
+}
+
+func (n *normalizer) exchange(ex fixtures.Exchange) fixtures.Exchange {
+	r := n.r
+	reqHeaders := filterHeaders(ex.Request.Headers, n.reqAllowed, r)
+	if id, ok := reqHeaders["Last-Event-Id"]; ok {
+		reqHeaders["Last-Event-Id"] = n.event(id)
+	}
 	out := fixtures.Exchange{
 		Seq: ex.Seq,
 		Request: fixtures.Request{
 			Method:  ex.Request.Method,
 			Path:    r.path(ex.Request.Path),
-			Headers: filterHeaders(ex.Request.Headers, reqAllowed, r),
+			Headers: reqHeaders,
 			Body:    r.json(ex.Request.Body),
 		},
 		Response: fixtures.Response{
 			Status:      ex.Response.Status,
 			ContentType: ex.Response.ContentType,
-			Headers:     filterHeaders(ex.Response.Headers, respAllowed, r),
+			Headers:     filterHeaders(ex.Response.Headers, n.respAllowed, r),
 			Body:        r.json(ex.Response.Body),
 			Text:        r.text(ex.Response.Text),
 			Chunked:     ex.Response.Chunked,
@@ -277,7 +320,7 @@ func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowe
 			After:   e.After,
 			Comment: r.text(e.Comment),
 			Event:   r.text(e.Event),
-			ID:      r.text(e.ID),
+			ID:      n.event(e.ID),
 			Data:    r.json(e.Data),
 		})
 	}

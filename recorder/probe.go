@@ -332,10 +332,7 @@ func readProbeEvents(body io.Reader) (evs []fixtures.Event, cut bool) {
 		if ev == nil {
 			return evs, !errors.Is(err, io.EOF)
 		}
-		e := fixtures.Event{Comment: ev.comment, Event: ev.event, ID: ev.id}
-		if ev.hasData {
-			e.Data = jsonOrString([]byte(ev.data))
-		}
+		e := eventOf(ev)
 		evs = append(evs, e)
 		if msgs := parseMessages(e.Data, false); len(msgs) > 0 && msgs[0].method == "" && msgs[0].id != nil {
 			return evs, false

@@ -386,6 +386,15 @@ func (p *Proxy) stream(ctx context.Context, cancel context.CancelFunc, w http.Re
 
 // record appends one event, placed after the last request that has arrived.
 func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
+	e := eventOf(ev)
+	p.mu.Lock()
+	e.After = len(p.exchanges)
+	ex.Response.Events = append(ex.Response.Events, e)
+	p.mu.Unlock()
+}
+
+// eventOf is an event as a fixture holds it (off the timeline).
+func eventOf(ev *sseEvent) fixtures.Event {
 	e := fixtures.Event{Comment: ev.comment, Event: ev.event, ID: ev.id}
 	if ev.hasData {
 		e.Data = jsonOrString([]byte(ev.data))
@@ -393,10 +402,7 @@ func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
 			e.Data = []byte(`""`)
 		}
 	}
-	p.mu.Lock()
-	e.After = len(p.exchanges)
-	ex.Response.Events = append(ex.Response.Events, e)
-	p.mu.Unlock()
+	return e
 }
 
 // finish marks a stream that ended with an error as cut, unless the client

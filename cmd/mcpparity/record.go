@@ -33,7 +33,7 @@ func newRecordFlags(w io.Writer) *recordFlags {
 		fs:         fs,
 		out:        fs.String("out", "fixtures/recordings", "folder of the recordings"),
 		check:      fs.Bool("check", false, "record into a temporary folder and fail with a diff when the stored fixtures differ"),
-		everything: fs.Bool("everything", false, "also record server-everything (npx) into everything/stdio.json"),
+		everything: fs.Bool("everything", false, "also record server-everything (npx) into everything/stdio.json and everything/http.json"),
 		golden:     fs.String("golden", "golden", "golden folder rewritten after recording (empty: leave golden files alone)"),
 	}
 }
@@ -94,7 +94,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	sets := append([]record.Set{}, record.SDKSets...)
 	if *everything {
-		sets = append(sets, record.EverythingSet)
+		sets = append(sets, record.EverythingSets...)
 	}
 	dir := *out
 	if *check {
