@@ -67,23 +67,10 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	var msgs []message // every JSON-RPC message, for the manifest
 	switch rec.Transport {
 	case fixtures.TransportHTTP:
-		exs := bySession(answered(rec.Exchanges))
-		if len(exs) == 0 {
-			return nil, errors.New("recorder: no answered HTTP exchange was recorded")
+		var err error
+		if msgs, err = buildHTTP(f, rec, cfg, secrets); err != nil {
+			return nil, err
 		}
-		probes := sortProbes(rec.Probes)
-		r := newReplacer(secrets, sessionPlaceholders(exs, probes))
-		n := &normalizer{r: r, reqAllowed: allowSet(RequestHeaders, cfg.Headers), respAllowed: allowSet(ResponseHeaders),
-			events: eventPlaceholders(exs, probes)}
-		for _, ex := range exs {
-			f.HTTP = append(f.HTTP, n.exchange(ex))
-			msgs = append(msgs, exchangeMessages(ex)...)
-		}
-		for _, p := range probes {
-			n := n.exchange(fixtures.Exchange{Request: p.Request, Response: p.Response})
-			f.Probes = append(f.Probes, fixtures.Probe{Kind: p.Kind, Request: n.Request, Response: n.Response})
-		}
-		f.Manifest.ResponseMode = responseMode(exs)
 	case fixtures.TransportStdio:
 		if len(rec.Lines) == 0 {
 			return nil, errors.New("recorder: no stdio line was recorded")
@@ -114,6 +101,30 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 		return nil, errors.New("recorder: a secret value survived normalization (as it is, JSON-escaped or percent-encoded); refusing to build the fixture")
 	}
 	return f, nil
+}
+
+// buildHTTP fills the exchanges, probes and response mode of f; it returns
+// every JSON-RPC message, for the manifest.
+func buildHTTP(f *fixtures.Fixture, rec Recording, cfg Config, secrets []string) ([]message, error) {
+	exs := bySession(answered(rec.Exchanges))
+	if len(exs) == 0 {
+		return nil, errors.New("recorder: no answered HTTP exchange was recorded")
+	}
+	probes := sortProbes(rec.Probes)
+	n := &normalizer{r: newReplacer(secrets, sessionPlaceholders(exs, probes)),
+		reqAllowed: allowSet(RequestHeaders, cfg.Headers), respAllowed: allowSet(ResponseHeaders),
+		events: eventPlaceholders(exs, probes)}
+	var msgs []message
+	for _, ex := range exs {
+		f.HTTP = append(f.HTTP, n.exchange(ex))
+		msgs = append(msgs, exchangeMessages(ex)...)
+	}
+	for _, p := range probes {
+		ex := n.exchange(fixtures.Exchange{Request: p.Request, Response: p.Response})
+		f.Probes = append(f.Probes, fixtures.Probe{Kind: p.Kind, Request: ex.Request, Response: ex.Response})
+	}
+	f.Manifest.ResponseMode = responseMode(exs)
+	return msgs, nil
 }
 
 // collectSecrets gathers the configured secrets, the Authorization values

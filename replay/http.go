@@ -64,6 +64,9 @@ func New(fx *fixtures.Fixture, opts Options) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ix.probes, err = buildProbes(e, fx.Probes); err != nil {
+		return nil, err
+	}
 	r := &Replay{e: e, ix: ix, sessions: map[string]*session{}, issued: map[string]bool{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r, nil
@@ -274,34 +277,64 @@ func (r *Replay) refusedPOST(w http.ResponseWriter, req *http.Request, body []by
 	return false
 }
 
-func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
+// readPOST reads a POST's message; nil when an answer was written (a
+// refused fault, a body that is no JSON-RPC message, a required header
+// missing).
+func (r *Replay) readPOST(w http.ResponseWriter, req *http.Request) *incoming {
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
 	if err != nil || r.refusedPOST(w, req, body) {
-		return
+		return nil
 	}
 	in, err := decodeIncoming(body)
 	if err != nil {
 		r.e.unmatched("", "replay: "+err.Error())
 		writeJSON(w, http.StatusBadRequest, rpcError(nil, CodeParseError, "replay: "+err.Error()))
-		return
+		return nil
 	}
 	what := "POST " + in.Method
 	if in.Method == "" {
 		what = "POST answer"
 	}
 	if !r.checkHeaders(req, what) {
-		status := http.StatusBadRequest
-		writeJSON(w, status, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
-		return
+		writeJSON(w, http.StatusBadRequest, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
+		return nil
 	}
 	r.e.received(in.Method)
+	return in
+}
+
+// postSession resolves the session of a POST (see lookup).
+func (r *Replay) postSession(w http.ResponseWriter, req *http.Request, in *incoming) (*session, bool) {
 	// A cancellation may concern a handshake that never got its session.
 	free := in.Method == "initialize" || in.Method == "server/discover" || in.Method == notificationCancelled && !in.isRequest()
 	missing := fixtures.ProbeNoSession
 	if !in.isRequest() {
 		missing = fixtures.ProbeNoSessionNotif
 	}
-	sess, ok := r.lookup(w, req, !free, missing, in.ID)
+	return r.lookup(w, req, !free, missing, in.ID)
+}
+
+// unrecorded answers a message the recording holds nothing for.
+func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
+	switch {
+	case !in.isRequest():
+		r.e.unrecordedNotification(in.Method)
+		w.WriteHeader(http.StatusAccepted)
+	case in.Method == "server/discover":
+		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
+	default:
+		msg := r.e.unmatchedText(in.Method, tree)
+		r.e.unmatched(in.Method, msg)
+		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
+	}
+}
+
+func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
+	in := r.readPOST(w, req)
+	if in == nil {
+		return
+	}
+	sess, ok := r.postSession(w, req, in)
 	if !ok {
 		return
 	}
@@ -334,17 +367,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	}
 	it := r.e.take(key)
 	if it == nil {
-		switch {
-		case !in.isRequest():
-			r.e.unrecordedNotification(in.Method)
-			w.WriteHeader(http.StatusAccepted)
-		case in.Method == "server/discover":
-			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
-		default:
-			msg := r.e.unmatchedText(in.Method, tree)
-			r.e.unmatched(in.Method, msg)
-			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
-		}
+		r.unrecorded(w, in, tree)
 		return
 	}
 	if in.isRequest() && !hold() {
@@ -564,7 +587,13 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 		flusher.Flush()
 	}
 	r.background(sess, &it.script, true)
-	ctx := req.Context()
+	r.pump(w, req.Context(), sess)
+}
+
+// pump writes the frames queued for a session's GET stream until the
+// stream, the session or the replay ends.
+func (r *Replay) pump(w http.ResponseWriter, ctx context.Context, sess *session) {
+	flusher, _ := w.(http.Flusher)
 	for {
 		for _, f := range sess.drain() {
 			if _, err := w.Write(f); err != nil {

@@ -152,11 +152,6 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 		it.script.finish()
 		e.addInteraction(it)
 	}
-	ps, err := buildProbes(e, fx.Probes)
-	if err != nil {
-		return nil, err
-	}
-	ix.probes = ps
 	e.done()
 	return ix, nil
 }
