@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -46,6 +47,7 @@ type Proxy struct {
 	client     *http.Client
 	transport  *http.Transport
 	headerWait time.Duration
+	lastEvent  atomic.Int64 // when an event was last read (UnixNano)
 
 	ctx    context.Context // cancelled by Close: ends every open stream
 	cancel context.CancelFunc
@@ -208,6 +210,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isEventStream(ex.Response.ContentType) {
 		p.stream(ctx, cancel, w, resp, ex)
 	} else {
+		if isNotification(body) && resp.StatusCode/100 == 2 {
+			p.settle(ctx)
+		}
 		p.plain(ctx, w, resp, ex)
 	}
 	if r.Method == http.MethodDelete && resp.StatusCode/100 == 2 {
@@ -384,9 +389,43 @@ func (p *Proxy) stream(ctx context.Context, cancel context.CancelFunc, w http.Re
 	}
 }
 
+// notifySettle is how long the streams must stay quiet before the answer
+// to a client notification is passed on (see settle).
+const notifySettle = 50 * time.Millisecond
+
+// settle holds the answer to a client notification until no event has
+// been read for notifySettle (at most HeaderWait): what the server sends
+// on its streams in reaction (server-everything's tools/list_changed after
+// notifications/initialized) is read before the client can send its next
+// request, so that a recording places it the same way every time.
+func (p *Proxy) settle(ctx context.Context) {
+	start := time.Now()
+	deadline := start.Add(p.headerWait)
+	for {
+		last := max(start.UnixNano(), p.lastEvent.Load())
+		quiet := time.Since(time.Unix(0, last))
+		if quiet >= notifySettle || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-time.After(notifySettle - quiet):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// isNotification reports whether a request body is one JSON-RPC
+// notification.
+func isNotification(body []byte) bool {
+	msgs := parseMessages(body, true)
+	return len(msgs) == 1 && msgs[0].method != "" && msgs[0].id == nil
+}
+
 // record appends one event, placed after the last request that has arrived.
 func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
 	e := eventOf(ev)
+	p.lastEvent.Store(time.Now().UnixNano())
 	p.mu.Lock()
 	e.After = len(p.exchanges)
 	ex.Response.Events = append(ex.Response.Events, e)

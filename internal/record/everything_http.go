@@ -6,9 +6,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // everythingStart bounds the start of server-everything (the first npx
@@ -22,16 +23,21 @@ func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err erro
 	if _, err := exec.LookPath("npx"); err != nil {
 		return "", nil, ErrNoNpx
 	}
-	port, err := freePort()
+	// A port below the ephemeral range, reserved against the other runs of
+	// the harness: one from listen(:0) may be another process's by the
+	// time node binds it.
+	addr, release, err := suite.FreeAddr()
 	if err != nil {
 		return "", nil, err
 	}
+	_, port, _ := net.SplitHostPort(addr)
 	argv := append(strings.Fields(EverythingCommand), "streamableHttp")
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	cmd.Env = append(os.Environ(), "PORT="+port)
 	cmd.Stderr = os.Stderr // its stdout logs every request
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
+		release()
 		return "", nil, err
 	}
 	exited := make(chan error, 1)
@@ -42,23 +48,13 @@ func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err erro
 		case <-exited:
 		case <-time.After(10 * time.Second):
 		}
+		release()
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	if err := waitListening(ctx, addr, exited); err != nil {
 		stop()
 		return "", nil, fmt.Errorf("server-everything (streamableHttp): %w", err)
 	}
 	return "http://" + addr + "/mcp", stop, nil
-}
-
-// freePort returns a loopback port nothing listens on now.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // waitListening polls addr until it accepts a connection, the process
