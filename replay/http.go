@@ -262,12 +262,11 @@ func writeBody(w http.ResponseWriter, status int, data []byte, chunked bool) err
 // refusedPOST answers a POST whose fault the server refused (headers, an
 // unknown session, a batch), and reports whether it did.
 func (r *Replay) refusedPOST(w http.ResponseWriter, req *http.Request, body []byte) bool {
-	id := bodyID(body)
 	if pa := r.ix.probes.refusing(postFault(req.Header)); pa != nil {
-		r.refuse(w, pa, id)
+		r.refuse(w, pa, bodyID(body))
 		return true
 	}
-	if sid := req.Header.Get("Mcp-Session-Id"); sid != "" && r.session(sid) == nil && r.unknownSession(w, sid, id) {
+	if sid := req.Header.Get("Mcp-Session-Id"); sid != "" && r.session(sid) == nil && r.unknownSession(w, sid, bodyID(body)) {
 		return true
 	}
 	if pa := r.ix.probes.refusing(fixtures.ProbeBatch); pa != nil && isBatch(body) {

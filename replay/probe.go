@@ -154,37 +154,54 @@ func (r *Replay) refuse(w http.ResponseWriter, pa *probeAnswer, clientID json.Ra
 	pa.write(w, clientID)
 }
 
-// mediaTypes reads the base media types of header values (parameters
-// dropped, lower case).
-func mediaTypes(values []string) map[string]bool {
-	out := map[string]bool{}
+// accepted is what an Accept header names: the two types of the transport,
+// and a wildcard standing for either.
+type accepted struct{ json, sse, wildJSON, wildSSE bool }
+
+// readAccept reads the media ranges of Accept values (parameters dropped,
+// any case).
+func readAccept(values []string) accepted {
+	var a accepted
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
 			base, _, _ := strings.Cut(part, ";")
-			if base = strings.ToLower(strings.TrimSpace(base)); base != "" {
-				out[base] = true
+			switch base = strings.TrimSpace(base); {
+			case strings.EqualFold(base, "application/json"):
+				a.json = true
+			case strings.EqualFold(base, "text/event-stream"):
+				a.sse = true
+			case base == "*/*":
+				a.wildJSON, a.wildSSE = true, true
+			case strings.EqualFold(base, "application/*"):
+				a.wildJSON = true
+			case strings.EqualFold(base, "text/*"):
+				a.wildSSE = true
 			}
 		}
 	}
-	return out
+	return a
 }
 
 // postFault is the probe kind of a POST's Content-Type and Accept, "" when
 // both are as a client must send them.
 func postFault(h http.Header) string {
-	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt != "application/json" {
-		return fixtures.ProbeNoContentType
+	ct := h.Get("Content-Type")
+	if base, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(base), "application/json") {
+		if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
+			return fixtures.ProbeNoContentType
+		}
 	}
-	acc := mediaTypes(h.Values("Accept"))
-	json, sse := acc["application/json"], acc["text/event-stream"]
+	a := readAccept(h.Values("Accept"))
 	switch {
-	case json && sse:
+	case a.json && a.sse:
 		return ""
-	case acc["*/*"] || acc["application/*"] || acc["text/*"]:
+	case a.json && a.wildSSE || a.sse && a.wildJSON || a.wildJSON && a.wildSSE:
 		return fixtures.ProbeAcceptWildcard
-	case json:
+	case a.json:
 		return fixtures.ProbeAcceptJSONOnly
-	case sse:
+	case a.sse:
 		return fixtures.ProbeAcceptSSEOnly
 	}
 	return fixtures.ProbeNoAccept
@@ -193,11 +210,11 @@ func postFault(h http.Header) string {
 // getFault is the probe kind of a GET's Accept, "" when it names
 // text/event-stream.
 func getFault(h http.Header) string {
-	acc := mediaTypes(h.Values("Accept"))
+	a := readAccept(h.Values("Accept"))
 	switch {
-	case acc["text/event-stream"]:
+	case a.sse:
 		return ""
-	case acc["*/*"] || acc["text/*"]:
+	case a.wildSSE:
 		return fixtures.ProbeGETAcceptWildcard
 	}
 	return fixtures.ProbeGETNoAccept

@@ -148,6 +148,10 @@ func TestFaultKinds(t *testing.T) {
 		{"application/json", "text/html", fixtures.ProbeNoAccept},
 		{"application/json", "*/*", fixtures.ProbeAcceptWildcard},
 		{"application/json", "application/json, text/*", fixtures.ProbeAcceptWildcard},
+		{"application/json", "application/json, application/*", fixtures.ProbeAcceptJSONOnly},
+		{"application/json", "application/*", fixtures.ProbeNoAccept},
+		{"application/json", "text/event-stream, application/*;q=0.5", fixtures.ProbeAcceptWildcard},
+		{"Application/JSON ; charset=UTF-8", "application/json,text/event-stream", ""},
 	}
 	for _, c := range post {
 		h := http.Header{}
@@ -160,7 +164,8 @@ func TestFaultKinds(t *testing.T) {
 			t.Errorf("POST %q %q: %q, want %q", c.contentType, c.accept, got, c.want)
 		}
 	}
-	get := map[string]string{"text/event-stream": "", "": fixtures.ProbeGETNoAccept, "application/json": fixtures.ProbeGETNoAccept, "*/*": fixtures.ProbeGETAcceptWildcard}
+	get := map[string]string{"text/event-stream": "", "": fixtures.ProbeGETNoAccept, "application/json": fixtures.ProbeGETNoAccept,
+		"*/*": fixtures.ProbeGETAcceptWildcard, "text/*": fixtures.ProbeGETAcceptWildcard, "application/*": fixtures.ProbeGETNoAccept}
 	for accept, want := range get {
 		h := http.Header{}
 		if accept != "" {
