@@ -31,7 +31,7 @@ func (l *replayList) Set(s string) error { *l = append(*l, s); return nil }
 // --stdio, on stdin/stdout. It prints the report to
 // stderr when ctx ends (or stdin ends in stdio mode) and exits 1 when the
 // report shows a problem (unmatched request, header mismatch, missing
-// answer) or a die fault fired, 2 on bad usage or a bad fixture.
+// answer, refused request) or a die fault fired, 2 on bad usage or a bad fixture.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// A closed stdout or stderr is a write error, never a SIGPIPE that
 	// would end the process before its report is written.
