@@ -21,7 +21,9 @@ import (
 type Recording struct {
 	Transport string
 	Exchanges []fixtures.Exchange
-	Lines     []fixtures.Line
+	// Probes are the server's answers to faulty requests (Proxy.Probe).
+	Probes []fixtures.Probe
+	Lines  []fixtures.Line
 }
 
 // Config is what the builder needs beyond the traffic.
@@ -65,18 +67,10 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	var msgs []message // every JSON-RPC message, for the manifest
 	switch rec.Transport {
 	case fixtures.TransportHTTP:
-		exs := bySession(answered(rec.Exchanges))
-		if len(exs) == 0 {
-			return nil, errors.New("recorder: no answered HTTP exchange was recorded")
+		var err error
+		if msgs, err = buildHTTP(f, rec, cfg, secrets); err != nil {
+			return nil, err
 		}
-		r := newReplacer(secrets, sessionPlaceholders(exs))
-		reqAllowed := allowSet(RequestHeaders, cfg.Headers)
-		respAllowed := allowSet(ResponseHeaders)
-		for _, ex := range exs {
-			f.HTTP = append(f.HTTP, normalizeExchange(ex, r, reqAllowed, respAllowed))
-			msgs = append(msgs, exchangeMessages(ex)...)
-		}
-		f.Manifest.ResponseMode = responseMode(exs)
 	case fixtures.TransportStdio:
 		if len(rec.Lines) == 0 {
 			return nil, errors.New("recorder: no stdio line was recorded")
@@ -107,6 +101,30 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 		return nil, errors.New("recorder: a secret value survived normalization (as it is, JSON-escaped or percent-encoded); refusing to build the fixture")
 	}
 	return f, nil
+}
+
+// buildHTTP fills the exchanges, probes and response mode of f; it returns
+// every JSON-RPC message, for the manifest.
+func buildHTTP(f *fixtures.Fixture, rec Recording, cfg Config, secrets []string) ([]message, error) {
+	exs := bySession(answered(rec.Exchanges))
+	if len(exs) == 0 {
+		return nil, errors.New("recorder: no answered HTTP exchange was recorded")
+	}
+	probes := sortProbes(rec.Probes)
+	n := &normalizer{r: newReplacer(secrets, sessionPlaceholders(exs, probes)),
+		reqAllowed: allowSet(RequestHeaders, cfg.Headers), respAllowed: allowSet(ResponseHeaders),
+		events: eventPlaceholders(exs, probes)}
+	var msgs []message
+	for _, ex := range exs {
+		f.HTTP = append(f.HTTP, n.exchange(ex))
+		msgs = append(msgs, exchangeMessages(ex)...)
+	}
+	for _, p := range probes {
+		ex := n.exchange(fixtures.Exchange{Request: p.Request, Response: p.Response})
+		f.Probes = append(f.Probes, fixtures.Probe{Kind: p.Kind, Request: ex.Request, Response: ex.Response})
+	}
+	f.Manifest.ResponseMode = responseMode(exs)
+	return msgs, nil
 }
 
 // collectSecrets gathers the configured secrets, the Authorization values
@@ -211,8 +229,9 @@ func answered(in []fixtures.Exchange) []fixtures.Exchange {
 }
 
 // sessionPlaceholders numbers the distinct session ids in order of first
-// appearance (request header, then response header, exchange by exchange).
-func sessionPlaceholders(exs []fixtures.Exchange) map[string]string {
+// appearance (request header, then response header, exchange by exchange,
+// then probe by probe).
+func sessionPlaceholders(exs []fixtures.Exchange, probes []fixtures.Probe) map[string]string {
 	m := map[string]string{}
 	see := func(h map[string]string) {
 		for k, v := range h {
@@ -227,24 +246,83 @@ func sessionPlaceholders(exs []fixtures.Exchange) map[string]string {
 		see(ex.Request.Headers)
 		see(ex.Response.Headers)
 	}
+	for _, p := range probes {
+		see(p.Request.Headers)
+		see(p.Response.Headers)
+	}
 	return m
 }
 
-func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowed map[string]bool) fixtures.Exchange {
+// eventPlaceholders numbers the distinct SSE event ids in order of first
+// appearance (exchange by exchange, then probe by probe): servers draw them
+// at random (the TypeScript SDK: UUIDs), and a recording is the same every
+// time only without them.
+func eventPlaceholders(exs []fixtures.Exchange, probes []fixtures.Probe) map[string]string {
+	m := map[string]string{}
+	see := func(evs []fixtures.Event) {
+		for _, e := range evs {
+			if _, ok := m[e.ID]; e.ID != "" && !ok {
+				m[e.ID] = fixtures.EventPlaceholder(len(m) + 1)
+			}
+		}
+	}
+	for _, ex := range exs {
+		see(ex.Response.Events)
+	}
+	for _, p := range probes {
+		see(p.Response.Events)
+	}
+	return m
+}
+
+// sortProbes orders probes as fixtures.ProbeKinds, each kind's in the
+// order they were sent.
+func sortProbes(probes []fixtures.Probe) []fixtures.Probe {
+	rank := map[string]int{}
+	for i, k := range fixtures.ProbeKinds {
+		rank[k.ID] = i
+	}
+	out := slices.Clone(probes)
+	slices.SortStableFunc(out, func(a, b fixtures.Probe) int { return rank[a.Kind] - rank[b.Kind] })
+	return out
+}
+
+// normalizer rewrites exchanges and probes for the fixture.
+type normalizer struct {
+	r                       *replacer
+	reqAllowed, respAllowed map[string]bool
+	events                  map[string]string // event id -> placeholder
+}
+
+// event renames an event id (in an event or a Last-Event-Id header).
+func (n *normalizer) event(id string) string {
+	if ph, ok := n.events[id]; ok {
+		return ph
+	}
+	return n.r.text(id)
+}
+
+func (n *normalizer) exchange(ex fixtures.Exchange) fixtures.Exchange {
+	r := n.r
+	reqHeaders := filterHeaders(ex.Request.Headers, n.reqAllowed, r)
+	if id, ok := reqHeaders["Last-Event-Id"]; ok {
+		reqHeaders["Last-Event-Id"] = n.event(id)
+	}
 	out := fixtures.Exchange{
 		Seq: ex.Seq,
 		Request: fixtures.Request{
 			Method:  ex.Request.Method,
 			Path:    r.path(ex.Request.Path),
-			Headers: filterHeaders(ex.Request.Headers, reqAllowed, r),
+			Headers: reqHeaders,
 			Body:    r.json(ex.Request.Body),
 		},
 		Response: fixtures.Response{
 			Status:      ex.Response.Status,
 			ContentType: ex.Response.ContentType,
-			Headers:     filterHeaders(ex.Response.Headers, respAllowed, r),
+			Headers:     filterHeaders(ex.Response.Headers, n.respAllowed, r),
 			Body:        r.json(ex.Response.Body),
 			Text:        r.text(ex.Response.Text),
+			Chunked:     ex.Response.Chunked,
 			Cut:         ex.Response.Cut,
 		},
 	}
@@ -253,7 +331,7 @@ func normalizeExchange(ex fixtures.Exchange, r *replacer, reqAllowed, respAllowe
 			After:   e.After,
 			Comment: r.text(e.Comment),
 			Event:   r.text(e.Event),
-			ID:      r.text(e.ID),
+			ID:      n.event(e.ID),
 			Data:    r.json(e.Data),
 		})
 	}

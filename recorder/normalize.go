@@ -17,8 +17,10 @@ var RequestHeaders = []string{
 }
 
 // ResponseHeaders are the response headers kept in a fixture (the content
-// type has its own field, Response.ContentType).
-var ResponseHeaders = []string{"Mcp-Session-Id"}
+// type has its own field, Response.ContentType; the framing, Content-Length
+// or chunks, Response.Chunked): those a client may act on.
+var ResponseHeaders = []string{"Allow", "Cache-Control", "Connection", "Mcp-Session-Id", "Www-Authenticate",
+	"X-Accel-Buffering", "X-Content-Type-Options"}
 
 // jsonOrString returns data itself when it is JSON, else data as a JSON
 // string; nil for no data.

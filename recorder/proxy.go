@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -46,6 +47,7 @@ type Proxy struct {
 	client     *http.Client
 	transport  *http.Transport
 	headerWait time.Duration
+	lastEvent  atomic.Int64 // when an event was last read (UnixNano)
 
 	ctx    context.Context // cancelled by Close: ends every open stream
 	cancel context.CancelFunc
@@ -54,6 +56,7 @@ type Proxy struct {
 	mu        sync.Mutex
 	closed    bool
 	exchanges []*fixtures.Exchange
+	probes    []fixtures.Probe // set by Probe
 	errs      []error
 	ended     chan struct{}
 	endedOnce sync.Once
@@ -137,6 +140,7 @@ func (p *Proxy) Recording() Recording {
 		c.Response.Events = append([]fixtures.Event(nil), ex.Response.Events...)
 		rec.Exchanges = append(rec.Exchanges, c)
 	}
+	rec.Probes = append(rec.Probes, p.probes...)
 	return rec
 }
 
@@ -206,6 +210,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isEventStream(ex.Response.ContentType) {
 		p.stream(ctx, cancel, w, resp, ex)
 	} else {
+		if isNotification(body) && resp.StatusCode/100 == 2 {
+			p.settle(ctx)
+		}
 		p.plain(ctx, w, resp, ex)
 	}
 	if r.Method == http.MethodDelete && resp.StatusCode/100 == 2 {
@@ -267,11 +274,8 @@ func (p *Proxy) fail(w http.ResponseWriter, ex *fixtures.Exchange, err error) {
 func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Response, ex *fixtures.Exchange) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 	p.mu.Lock()
-	if isJSON(ex.Response.ContentType) && json.Valid(body) {
-		ex.Response.Body = append([]byte(nil), body...)
-	} else {
-		ex.Response.Text = string(body)
-	}
+	fillBody(&ex.Response, body, resp)
+	chunked := ex.Response.Chunked
 	cut := err != nil && ctx.Err() == nil
 	if cut {
 		ex.Response.Cut = true
@@ -280,7 +284,7 @@ func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Res
 	p.mu.Unlock()
 
 	copyHeaders(w.Header(), resp.Header)
-	if !cut {
+	if !cut && !chunked {
 		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 	}
 	w.WriteHeader(resp.StatusCode)
@@ -288,6 +292,20 @@ func (p *Proxy) plain(ctx context.Context, w http.ResponseWriter, resp *http.Res
 	if cut {
 		panic(http.ErrAbortHandler) // the client sees the cut too
 	}
+	if chunked {
+		_ = http.NewResponseController(w).Flush() // framed as it came
+	}
+}
+
+// fillBody records a whole answer's body: JSON as body, anything else as
+// text, and whether it came in chunks.
+func fillBody(r *fixtures.Response, body []byte, resp *http.Response) {
+	if isJSON(r.ContentType) && json.Valid(body) {
+		r.Body = append([]byte(nil), body...)
+	} else {
+		r.Text = string(body)
+	}
+	r.Chunked = len(body) > 0 && resp.ContentLength < 0 && len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
 }
 
 // streamItem is what the stream reader hands to the forwarding loop: an
@@ -371,8 +389,51 @@ func (p *Proxy) stream(ctx context.Context, cancel context.CancelFunc, w http.Re
 	}
 }
 
+// notifySettle is how long the streams must stay quiet before the answer
+// to a client notification is passed on (see settle).
+const notifySettle = 50 * time.Millisecond
+
+// settle holds the answer to a client notification until no event has
+// been read for notifySettle (at most HeaderWait): what the server sends
+// on its streams in reaction (server-everything's tools/list_changed after
+// notifications/initialized) is read before the client can send its next
+// request, so that a recording places it the same way every time.
+func (p *Proxy) settle(ctx context.Context) {
+	start := time.Now()
+	deadline := start.Add(p.headerWait)
+	for {
+		last := max(start.UnixNano(), p.lastEvent.Load())
+		quiet := time.Since(time.Unix(0, last))
+		if quiet >= notifySettle || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-time.After(notifySettle - quiet):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// isNotification reports whether a request body is one JSON-RPC
+// notification.
+func isNotification(body []byte) bool {
+	msgs := parseMessages(body, true)
+	return len(msgs) == 1 && msgs[0].method != "" && msgs[0].id == nil
+}
+
 // record appends one event, placed after the last request that has arrived.
 func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
+	e := eventOf(ev)
+	p.lastEvent.Store(time.Now().UnixNano())
+	p.mu.Lock()
+	e.After = len(p.exchanges)
+	ex.Response.Events = append(ex.Response.Events, e)
+	p.mu.Unlock()
+}
+
+// eventOf is an event as a fixture holds it (off the timeline).
+func eventOf(ev *sseEvent) fixtures.Event {
 	e := fixtures.Event{Comment: ev.comment, Event: ev.event, ID: ev.id}
 	if ev.hasData {
 		e.Data = jsonOrString([]byte(ev.data))
@@ -380,10 +441,7 @@ func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
 			e.Data = []byte(`""`)
 		}
 	}
-	p.mu.Lock()
-	e.After = len(p.exchanges)
-	ex.Response.Events = append(ex.Response.Events, e)
-	p.mu.Unlock()
+	return e
 }
 
 // finish marks a stream that ended with an error as cut, unless the client

@@ -30,6 +30,9 @@ type ProxyConfig struct {
 	Listening func(addr net.Addr)
 	// Fixture says how the recording becomes a fixture.
 	Fixture Config
+	// ProbeFailed, if set, is told why an HTTP recording has no probes
+	// (the upstream was gone by the time they were sent).
+	ProbeFailed func(error)
 }
 
 // RunProxy records one session through a proxy and returns the fixture
@@ -93,6 +96,11 @@ func recordHTTP(ctx context.Context, cfg ProxyConfig) (Recording, error) {
 	case <-ctx.Done():
 	case err := <-served:
 		return Recording{}, err
+	}
+	// The probes go to the upstream even after an interrupt (each is
+	// bounded); an upstream gone by then leaves the fixture without them.
+	if err := p.Probe(context.WithoutCancel(ctx)); err != nil && cfg.ProbeFailed != nil {
+		cfg.ProbeFailed(err)
 	}
 	p.Close() // ends the open streams
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -34,6 +34,9 @@ func recordHTTP(t *testing.T, jsonResponse bool, headers map[string]string, cfg 
 	if err := cs.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
+	if err := p.Probe(ctx); err != nil {
+		t.Fatalf("probes: %v", err)
+	}
 	p.Close()
 	if errs := p.Errors(); len(errs) > 0 {
 		t.Fatalf("proxy errors: %v", errs)

@@ -22,14 +22,27 @@
 // # Answers
 //
 // HTTP: the recorded form (application/json body, or text/event-stream
-// events, or a status with text). initialize gets a fresh Mcp-Session-Id
+// events, or a status with text), with the recorded headers and framing
+// (Content-Length, or chunks). initialize gets a fresh Mcp-Session-Id
 // when the recording's did; later requests must carry a live one (unknown:
-// 404 text/plain "session not found"; missing: 400). Notifications and
-// client answers get their recorded status (202). GET opens the standalone
-// stream (": ok" first, then the recorded server messages at their point);
-// DELETE ends the session (204). An unrecorded server/discover gets
-// -32601 "Method not found" so clients fall back to initialize; an
-// unrecorded GET gets 405.
+// 404 text/plain "session not found"; missing: 400, unless the recording
+// probed it). Notifications and client answers get their recorded status
+// (202). GET opens the standalone stream (its recorded comments once,
+// ": ok", then the recorded server messages at their point); DELETE ends
+// the session (204). An unrecorded server/discover gets -32601 "Method not
+// found" so clients fall back to initialize; an unrecorded GET gets 405.
+//
+// # Probes
+//
+// A request with a fault the recorder probed (fixtures.ProbeKinds: a wrong
+// Accept or Content-Type, a batch, a missing or unknown session) is
+// answered as the server answered the probe when it refused it, and
+// reported in Report.Refused ("POST without text/event-stream in Accept");
+// a fault the server accepted is served as any request. A session this
+// replay ended gets the unknown-session answer unreported. A request that
+// made the server write a request of its own to the standalone GET stream,
+// in a session without one, gets the server's answer at once (its
+// no-standalone-stream probe). See docs/fixtures.md.
 //
 // Server messages are placed on the timeline by the recording (Event.After,
 // or the order of stdio lines): a message is sent when the client message
@@ -48,6 +61,9 @@
 //   - CodeParseError (-32700): not a JSON-RPC message (HTTP status 400).
 //   - CodeHeaderMismatch (-32001): a header of Options.RequireHeaders is
 //     missing or different (HTTP status 400; GET and DELETE get a 400 text).
+//   - A refused probe's answer: whatever the server answered (go-sdk: 400
+//     or 415 text/plain; the TypeScript SDK: 406 or 415 with a JSON-RPC
+//     error).
 //
 // Every problem is listed in the Report; recorded interactions never used
 // are listed as Unused.

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +25,8 @@ type Replay struct {
 
 	smu      sync.Mutex
 	sessions map[string]*session
-	tick     atomic.Int64 // orders session use, for eviction
+	issued   map[string]bool // every session id handed out, ended ones included
+	tick     atomic.Int64    // orders session use, for eviction
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -62,7 +64,10 @@ func New(fx *fixtures.Fixture, opts Options) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replay{e: e, ix: ix, sessions: map[string]*session{}}
+	if ix.probes, err = buildProbes(e, fx.Probes); err != nil {
+		return nil, err
+	}
+	r := &Replay{e: e, ix: ix, sessions: map[string]*session{}, issued: map[string]bool{}}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r, nil
 }
@@ -160,6 +165,7 @@ func (r *Replay) addSession() *session {
 	s.used.Store(r.tick.Add(1))
 	var evicted *session
 	r.smu.Lock()
+	r.issued[s.id] = true
 	if len(r.sessions) >= r.e.opts.maxSessions() {
 		for _, o := range r.sessions {
 			if evicted == nil || o.used.Load() < evicted.used.Load() {
@@ -185,57 +191,149 @@ func (r *Replay) dropSession(s *session) {
 }
 
 // lookup resolves the request's session: ok is false when an answer was
-// written (unknown session: 404; required and missing: 400).
-func (r *Replay) lookup(w http.ResponseWriter, req *http.Request, required bool) (*session, bool) {
+// written. A missing one, when required, gets the answer of the probe of
+// kind missing (a POST's), else 400; an unknown one, see unknownSession.
+func (r *Replay) lookup(w http.ResponseWriter, req *http.Request, required bool, missing string, clientID json.RawMessage) (*session, bool) {
 	id := req.Header.Get("Mcp-Session-Id")
 	if id == "" {
-		if required && r.ix.stateful {
-			http.Error(w, "Bad Request: missing Mcp-Session-Id header", http.StatusBadRequest)
-			r.e.unmatched(req.Method, "replay: "+req.Method+" without Mcp-Session-Id")
-			return nil, false
+		if !required || !r.ix.stateful {
+			return nil, true
 		}
-		return nil, true
-	}
-	s := r.session(id)
-	if s == nil {
-		http.Error(w, "session not found", http.StatusNotFound)
+		if pa := r.ix.probes.get(missing); pa != nil {
+			if pa.refused {
+				r.refuse(w, pa, clientID)
+				return nil, false
+			}
+			return nil, true // the server takes it
+		}
+		http.Error(w, "Bad Request: missing Mcp-Session-Id header", http.StatusBadRequest)
+		r.e.unmatched(req.Method, "replay: "+req.Method+" without Mcp-Session-Id")
 		return nil, false
 	}
-	return s, true
+	if s := r.session(id); s != nil {
+		return s, true
+	}
+	return nil, !r.unknownSession(w, id, clientID)
+}
+
+// unknownSession answers a session id that names no live session, and
+// reports whether it did: as the server answered the unknown-session probe
+// (a refusal when this replay never handed the id out), else 404 "session
+// not found". A server that took the probe ignores session ids: nothing is
+// answered then.
+func (r *Replay) unknownSession(w http.ResponseWriter, id string, clientID json.RawMessage) bool {
+	pa := r.ix.probes.get(fixtures.ProbeUnknownSession)
+	if pa != nil && !pa.refused {
+		return false
+	}
+	r.smu.Lock()
+	issued := r.issued[id]
+	r.smu.Unlock()
+	switch {
+	case pa == nil:
+		http.Error(w, "session not found", http.StatusNotFound)
+	case issued:
+		pa.write(w, clientID) // a session that ended, as from any server
+	default:
+		r.refuse(w, pa, clientID)
+	}
+	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	w.Header().Set("Content-Type", "application/json")
+	writeBody(w, status, body, false)
 }
 
-func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
+// writeBody writes a whole body framed as recorded: with a Content-Length,
+// or chunked (flushed before the handler ends).
+func writeBody(w http.ResponseWriter, status int, data []byte, chunked bool) error {
+	if !chunked {
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	}
+	w.WriteHeader(status)
+	_, err := w.Write(data)
+	if err == nil && chunked {
+		err = http.NewResponseController(w).Flush()
+	}
+	return err
+}
+
+// refusedPOST answers a POST whose fault the server refused (headers, an
+// unknown session, a batch), and reports whether it did.
+func (r *Replay) refusedPOST(w http.ResponseWriter, req *http.Request, body []byte) bool {
+	if pa := r.ix.probes.refusing(postFault(req.Header)); pa != nil {
+		r.refuse(w, pa, bodyID(body))
+		return true
+	}
+	if sid := req.Header.Get("Mcp-Session-Id"); sid != "" && r.session(sid) == nil && r.unknownSession(w, sid, bodyID(body)) {
+		return true
+	}
+	if pa := r.ix.probes.refusing(fixtures.ProbeBatch); pa != nil && isBatch(body) {
+		r.refuse(w, pa, nil)
+		return true
+	}
+	return false
+}
+
+// readPOST reads a POST's message; nil when an answer was written (a
+// refused fault, a body that is no JSON-RPC message, a required header
+// missing).
+func (r *Replay) readPOST(w http.ResponseWriter, req *http.Request) *incoming {
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody))
-	if err != nil {
-		return
+	if err != nil || r.refusedPOST(w, req, body) {
+		return nil
 	}
 	in, err := decodeIncoming(body)
 	if err != nil {
 		r.e.unmatched("", "replay: "+err.Error())
 		writeJSON(w, http.StatusBadRequest, rpcError(nil, CodeParseError, "replay: "+err.Error()))
-		return
+		return nil
 	}
 	what := "POST " + in.Method
 	if in.Method == "" {
 		what = "POST answer"
 	}
 	if !r.checkHeaders(req, what) {
-		status := http.StatusBadRequest
-		writeJSON(w, status, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
-		return
+		writeJSON(w, http.StatusBadRequest, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
+		return nil
 	}
 	r.e.received(in.Method)
+	return in
+}
+
+// postSession resolves the session of a POST (see lookup).
+func (r *Replay) postSession(w http.ResponseWriter, req *http.Request, in *incoming) (*session, bool) {
 	// A cancellation may concern a handshake that never got its session.
 	free := in.Method == "initialize" || in.Method == "server/discover" || in.Method == notificationCancelled && !in.isRequest()
-	sess, ok := r.lookup(w, req, !free)
+	missing := fixtures.ProbeNoSession
+	if !in.isRequest() {
+		missing = fixtures.ProbeNoSessionNotif
+	}
+	return r.lookup(w, req, !free, missing, in.ID)
+}
+
+// unrecorded answers a message the recording holds nothing for.
+func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
+	switch {
+	case !in.isRequest():
+		r.e.unrecordedNotification(in.Method)
+		w.WriteHeader(http.StatusAccepted)
+	case in.Method == "server/discover":
+		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
+	default:
+		msg := r.e.unmatchedText(in.Method, tree)
+		r.e.unmatched(in.Method, msg)
+		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
+	}
+}
+
+func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
+	in := r.readPOST(w, req)
+	if in == nil {
+		return
+	}
+	sess, ok := r.postSession(w, req, in)
 	if !ok {
 		return
 	}
@@ -268,17 +366,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	}
 	it := r.e.take(key)
 	if it == nil {
-		switch {
-		case !in.isRequest():
-			r.e.unrecordedNotification(in.Method)
-			w.WriteHeader(http.StatusAccepted)
-		case in.Method == "server/discover":
-			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
-		default:
-			msg := r.e.unmatchedText(in.Method, tree)
-			r.e.unmatched(in.Method, msg)
-			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
-		}
+		r.unrecorded(w, in, tree)
 		return
 	}
 	if in.isRequest() && !hold() {
@@ -287,6 +375,12 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	a := it.http
 	if in.Method == "initialize" && a.setsSession {
 		sess = r.addSession()
+	}
+	if pa := r.ix.probes.noStream[key]; pa != nil && sess != nil && !sess.streaming() {
+		// The server's request meant for the standalone stream cannot
+		// reach the client: the live server answers at once.
+		pa.write(w, in.ID)
+		return
 	}
 	r.answer(w, req.Context(), sess, it, in)
 	if a.status == http.StatusNotFound && sess != nil {
@@ -358,10 +452,7 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 			}
 			if st.kind == stepRespond {
 				wrote = true
-				h.Set("Content-Length", strconv.Itoa(len(data)))
-				w.WriteHeader(a.status)
-				_, err := w.Write(data)
-				return err
+				return writeBody(w, a.status, data, a.chunked)
 			}
 			return nil
 		})
@@ -371,16 +462,14 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 	default:
 		// Notifications and texts (202, 404 ...); the script is what the
 		// server sent on the GET stream after it, played in the background.
-		w.WriteHeader(a.status)
-		if a.text != "" {
-			_, _ = io.WriteString(w, a.text)
-		}
-		r.background(sess, &it.script)
+		_ = writeBody(w, a.status, []byte(a.text), a.chunked)
+		r.background(sess, &it.script, false)
 	}
 }
 
-// background plays a script of GET-stream events off the request.
-func (r *Replay) background(sess *session, s *script) {
+// background plays a script of GET-stream events off the request; with
+// noComments, the comments are left out (the GET stream wrote them).
+func (r *Replay) background(sess *session, s *script, noComments bool) {
 	if sess == nil || s == nil || len(s.steps) == 0 {
 		return
 	}
@@ -394,7 +483,7 @@ func (r *Replay) background(sess *session, s *script) {
 	go func() {
 		defer r.wg.Done()
 		_ = r.e.run(r.ctx, sess.peer, s, nil, func(st *step, data []byte) error {
-			if st.onGET {
+			if st.onGET && !(noComments && st.kind == stepComment) {
 				sess.push(sseFrame(st, data))
 			}
 			return nil
@@ -419,7 +508,7 @@ func (r *Replay) serveAnswer(w http.ResponseWriter, sess *session, in *incoming)
 		status = a.http.status
 	}
 	w.WriteHeader(status)
-	r.background(sess, s)
+	r.background(sess, s, false)
 }
 
 // inject plays a one-shot fault instead of the recorded answer.
@@ -451,11 +540,15 @@ func (r *Replay) inject(w http.ResponseWriter, f Fault, sess *session, key strin
 }
 
 func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
+	if pa := r.ix.probes.refusing(getFault(req.Header)); pa != nil {
+		r.refuse(w, pa, nil)
+		return
+	}
 	if !r.checkHeaders(req, "GET") {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
 		return
 	}
-	sess, ok := r.lookup(w, req, true)
+	sess, ok := r.lookup(w, req, true, "", nil)
 	if !ok {
 		return
 	}
@@ -480,8 +573,10 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 	}
 	h.Set("Content-Type", a.contentType)
 	w.WriteHeader(a.status)
+	sess.streams.Add(1)
+	defer sess.streams.Add(-1)
 	flusher, _ := w.(http.Flusher)
-	// Comments go out now; recorded messages through the outbox.
+	// Comments go out now, once; recorded messages through the outbox.
 	for i := range it.script.steps {
 		if st := &it.script.steps[i]; st.kind == stepComment {
 			_, _ = w.Write(sseFrame(st, nil))
@@ -490,8 +585,14 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
-	r.background(sess, &it.script)
-	ctx := req.Context()
+	r.background(sess, &it.script, true)
+	r.pump(w, req.Context(), sess)
+}
+
+// pump writes the frames queued for a session's GET stream until the
+// stream, the session or the replay ends.
+func (r *Replay) pump(w http.ResponseWriter, ctx context.Context, sess *session) {
+	flusher, _ := w.(http.Flusher)
 	for {
 		for _, f := range sess.drain() {
 			if _, err := w.Write(f); err != nil {
@@ -522,7 +623,7 @@ func (r *Replay) serveDELETE(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "Bad Request: DELETE requires an Mcp-Session-Id header", http.StatusBadRequest)
 		return
 	}
-	sess, ok := r.lookup(w, req, true)
+	sess, ok := r.lookup(w, req, true, "", nil)
 	if !ok {
 		return
 	}

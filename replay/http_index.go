@@ -25,6 +25,7 @@ type httpAnswer struct {
 	setsSession bool        // the answer carried Mcp-Session-Id
 	form        answerForm
 	text        string
+	chunked     bool // a whole body sent in chunks, without Content-Length
 	cut         bool
 	get         bool // the standalone GET stream
 }
@@ -33,6 +34,7 @@ type httpAnswer struct {
 type httpIndex struct {
 	paths    map[string]bool // recorded paths, without their query
 	stateful bool            // initialize answers carried a session id
+	probes   *probeSet
 }
 
 const (
@@ -169,7 +171,7 @@ func eventStep(ev fixtures.Event, seq int) (step, error) {
 }
 
 func newHTTPAnswer(r fixtures.Response) (*httpAnswer, error) {
-	a := &httpAnswer{status: r.Status, contentType: r.ContentType, text: r.Text, cut: r.Cut}
+	a := &httpAnswer{status: r.Status, contentType: r.ContentType, text: r.Text, chunked: r.Chunked, cut: r.Cut}
 	for k, v := range r.Headers {
 		switch http.CanonicalHeaderKey(k) {
 		case "Mcp-Session-Id":

@@ -9,7 +9,7 @@ import (
 )
 
 // Report is what a replay observed. Problems are Unmatched,
-// HeaderMismatches and MissingAnswers; Unused is informative.
+// HeaderMismatches, MissingAnswers and Refused; Unused is informative.
 type Report struct {
 	Fixture string `json:"fixture"`
 	// Sessions is the number of initialize requests handled.
@@ -29,6 +29,11 @@ type Report struct {
 	Unused           []Unused         `json:"unused,omitempty"`
 	HeaderMismatches []HeaderMismatch `json:"headerMismatches,omitempty"`
 	MissingAnswers   []MissingAnswer  `json:"missingAnswers,omitempty"`
+	// Refused lists the requests answered as the server answered the
+	// recorded probe of their fault (fixtures.Probe), each named as
+	// fixtures.ProbeKinds name it, e.g. "POST without text/event-stream
+	// in Accept".
+	Refused []string `json:"refused,omitempty"`
 	// EnvMismatches lists required environment variables (stdio) that the
 	// server process did not get: "NAME missing" or "NAME different value".
 	EnvMismatches []string `json:"envMismatches,omitempty"`
@@ -75,7 +80,7 @@ type MissingAnswer struct {
 // Clean reports whether the replay saw no problem (unused interactions
 // are not problems).
 func (r Report) Clean() bool {
-	return len(r.Unmatched) == 0 && len(r.HeaderMismatches) == 0 && len(r.MissingAnswers) == 0
+	return len(r.Unmatched) == 0 && len(r.HeaderMismatches) == 0 && len(r.MissingAnswers) == 0 && len(r.Refused) == 0
 }
 
 // String renders the report for humans.
@@ -91,6 +96,9 @@ func (r Report) String() string {
 	}
 	for _, m := range r.MissingAnswers {
 		fmt.Fprintf(&b, "  server request %s (recorded at %d): %s\n", m.Method, m.Seq, m.Problem)
+	}
+	for _, req := range r.Refused {
+		fmt.Fprintf(&b, "  refused: %s\n", req)
 	}
 	for _, f := range r.Faults {
 		fmt.Fprintf(&b, "  fault fired: %s\n", f)
@@ -128,6 +136,7 @@ func (l *ledger) snapshot() Report {
 	r.Unmatched = append([]Unmatched(nil), r.Unmatched...)
 	r.HeaderMismatches = append([]HeaderMismatch(nil), r.HeaderMismatches...)
 	r.MissingAnswers = append([]MissingAnswer(nil), r.MissingAnswers...)
+	r.Refused = append([]string(nil), r.Refused...)
 	r.Faults = append([]string(nil), r.Faults...)
 	return r
 }

@@ -12,8 +12,9 @@ import (
 // frames waiting for its standalone GET stream.
 type session struct {
 	*peer
-	id   string
-	used atomic.Int64 // when last looked up (Replay.tick), for eviction
+	id      string
+	used    atomic.Int64 // when last looked up (Replay.tick), for eviction
+	streams atomic.Int32 // standalone GET streams open
 
 	mu     sync.Mutex
 	outbox [][]byte
@@ -23,6 +24,9 @@ type session struct {
 func newSession() *session {
 	return &session{peer: newPeer(), id: rand.Text(), wake: make(chan struct{}, 1)}
 }
+
+// streaming reports whether a standalone GET stream is open.
+func (s *session) streaming() bool { return s.streams.Load() > 0 }
 
 // push queues an SSE frame for the GET stream (sent when it is open).
 func (s *session) push(frame []byte) {

@@ -29,18 +29,30 @@ type Set struct {
 	// Mode is "sse" or "json" (the SDK server over Streamable HTTP),
 	// "stdio" (the SDK server as a process), "edge" (the edge server over
 	// Streamable HTTP), "everything" (the TypeScript server-everything
-	// through npx, over stdio).
+	// through npx, over stdio), "everything-http" (the same over its
+	// Streamable HTTP server).
 	Mode string
 }
 
 // SDKSets are the recordings of the go-sdk servers.
 var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"}, {"edge/sse.json", "edge"}}
 
-// EverythingSet is the recording of the third-party server.
+// EverythingSet is the stdio recording of the third-party server.
 var EverythingSet = Set{"everything/stdio.json", "everything"}
+
+// EverythingSets are the recordings of the third-party server: over stdio,
+// and over Streamable HTTP (its own server, other refusals than go-sdk's).
+var EverythingSets = []Set{EverythingSet, {"everything/http.json", "everything-http"}}
 
 // EverythingCommand runs server-everything (first start downloads it).
 const EverythingCommand = "npx -y @modelcontextprotocol/server-everything"
+
+// EverythingModule and EverythingVersion name server-everything's SDK in
+// its fixtures' manifests.
+const (
+	EverythingModule  = "@modelcontextprotocol/server-everything"
+	EverythingVersion = "latest (npm)"
+)
 
 // ErrNoNpx is returned for the everything set when npx is not on PATH.
 var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started through npx)")
@@ -60,8 +72,10 @@ type Call struct {
 func Script(s Set) ([]Call, error) {
 	name := "calls.json"
 	switch s.Mode {
-	case "everything", "edge":
-		name = "calls-" + s.Mode + ".json"
+	case "everything", "everything-http":
+		name = "calls-everything.json"
+	case "edge":
+		name = "calls-edge.json"
 	}
 	data, err := scenarios.Files.ReadFile(name)
 	if err != nil {
@@ -89,14 +103,13 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 	cfg := impl.MCPServerConfig{Enabled: true}
 	var finish func() error
 	switch s.Mode {
-	case "sse", "json", "edge":
-		handler := sdkserver.Handler(s.Mode == "json")
-		if s.Mode == "edge" {
-			handler = sdkserver.EdgeHandler()
+	case "sse", "json", "edge", "everything-http":
+		upstream, module, version, stop, err := startHTTP(ctx, s.Mode)
+		if err != nil {
+			return err
 		}
-		live := httptest.NewServer(handler)
-		defer live.Close()
-		proxy, err := recorder.NewProxy(live.URL+"/mcp", nil)
+		defer stop()
+		proxy, err := recorder.NewProxy(upstream, nil)
 		if err != nil {
 			return err
 		}
@@ -105,48 +118,11 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 		defer front.Close()
 		cfg.URL = front.URL + "/mcp"
 		finish = func() error {
-			select {
-			case <-proxy.Ended():
-			case <-time.After(10 * time.Second):
-				return errors.New("the session did not end (no DELETE)")
-			}
-			_ = proxy.Close()
-			if errs := proxy.Errors(); len(errs) > 0 {
-				return fmt.Errorf("recorder: %w", errors.Join(errs...))
-			}
-			module, version := recorder.GoSDK()
-			fx, err := recorder.Build(proxy.Recording(), recorder.Config{Name: name, SDKModule: module, SDKVersion: version})
-			if err != nil {
-				return err
-			}
-			return recorder.WriteFile(path, fx)
+			return finishHTTP(ctx, proxy, path, recorder.Config{Name: name, SDKModule: module, SDKVersion: version})
 		}
 	case "stdio", "everything":
-		upstream := strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
-		module, version := recorder.GoSDK()
-		if s.Mode == "everything" {
-			if _, err := exec.LookPath("npx"); err != nil {
-				return ErrNoNpx
-			}
-			upstream = EverythingCommand
-			module, version = "@modelcontextprotocol/server-everything", "latest (npm)"
-		}
-		// The pool's stdio server is the recorder, which runs the real
-		// server and writes the fixture when the pool closes its stdin.
-		cfg.Command = harness[0]
-		cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", upstream,
-			"--out", path, "--name", name, "--sdk-module", module, "--sdk-version", version)
-		before, _ := os.Stat(path)
-		finish = func() error {
-			after, err := os.Stat(path)
-			if err != nil || (before != nil && os.SameFile(before, after) && after.ModTime().Equal(before.ModTime())) {
-				return fmt.Errorf("the stdio recorder did not write %s", path)
-			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			_, err = fixtures.Decode(path, data)
+		var err error
+		if finish, err = stdioRecorder(s, path, name, harness, &cfg); err != nil {
 			return err
 		}
 	default:
@@ -156,6 +132,75 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 		return err
 	}
 	return finish()
+}
+
+// startHTTP starts the live server of an HTTP mode: the go-sdk servers in
+// process, server-everything through npx. It returns the endpoint, the
+// server's SDK and how to stop it.
+func startHTTP(ctx context.Context, mode string) (url, module, version string, stop func(), err error) {
+	if mode == "everything-http" {
+		url, stop, err = StartEverythingHTTP(ctx)
+		return url, EverythingModule, EverythingVersion, stop, err
+	}
+	handler := sdkserver.Handler(mode == "json")
+	if mode == "edge" {
+		handler = sdkserver.EdgeHandler()
+	}
+	live := httptest.NewServer(handler)
+	module, version = recorder.GoSDK()
+	return live.URL + "/mcp", module, version, live.Close, nil
+}
+
+// finishHTTP waits for the pool's DELETE, sends the probes and writes the
+// fixture.
+func finishHTTP(ctx context.Context, proxy *recorder.Proxy, path string, cfg recorder.Config) error {
+	select {
+	case <-proxy.Ended():
+	case <-time.After(10 * time.Second):
+		return errors.New("the session did not end (no DELETE)")
+	}
+	if err := proxy.Probe(ctx); err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	_ = proxy.Close()
+	if errs := proxy.Errors(); len(errs) > 0 {
+		return fmt.Errorf("recorder: %w", errors.Join(errs...))
+	}
+	fx, err := recorder.Build(proxy.Recording(), cfg)
+	if err != nil {
+		return err
+	}
+	return recorder.WriteFile(path, fx)
+}
+
+// stdioRecorder makes the pool's stdio server the recorder, which runs the
+// real server and writes the fixture when the pool closes its stdin.
+func stdioRecorder(s Set, path, name string, harness []string, cfg *impl.MCPServerConfig) (func() error, error) {
+	upstream := strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
+	module, version := recorder.GoSDK()
+	if s.Mode == "everything" {
+		if _, err := exec.LookPath("npx"); err != nil {
+			return nil, ErrNoNpx
+		}
+		upstream = EverythingCommand
+		module, version = EverythingModule, EverythingVersion
+	}
+	cfg.Command = harness[0]
+	cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", upstream,
+		"--out", path, "--name", name, "--sdk-module", module, "--sdk-version", version)
+	before, _ := os.Stat(path)
+	return func() error {
+		after, err := os.Stat(path)
+		if err != nil || (before != nil && os.SameFile(before, after) && after.ModTime().Equal(before.ModTime())) {
+			return fmt.Errorf("the stdio recorder did not write %s", path)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		_, err = fixtures.Decode(path, data)
+		return err
+	}, nil
 }
 
 // drive runs the reference pool through the script: status (initialize,
@@ -175,7 +220,7 @@ func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) e
 		return err
 	}
 	timeout := 60 * time.Second
-	if s.Mode == "everything" {
+	if strings.HasPrefix(s.Mode, "everything") {
 		timeout = 4 * time.Minute // first npx start downloads the package
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

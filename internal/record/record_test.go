@@ -210,3 +210,60 @@ func TestEverything(t *testing.T) {
 		t.Errorf("live server-everything: %+v", want.Status)
 	}
 }
+
+// TestEverythingHTTP records server-everything over its Streamable HTTP
+// server through the reference pool: the reference observes the same
+// against the replay as against the live server, and the probes hold what
+// this server refuses where go-sdk's accepts (a wildcard Accept).
+func TestEverythingHTTP(t *testing.T) {
+	requireNpx(t)
+	if testing.Short() {
+		t.Skip("starts server-everything through npx")
+	}
+	set := record.EverythingSets[1]
+	path := filepath.Join(t.TempDir(), set.File)
+	if err := record.Record(context.Background(), set, path, harness(t)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := fixtures.Decode(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx.Manifest.ToolCount != 14 || fx.Manifest.Transport != fixtures.TransportHTTP {
+		t.Errorf("manifest: %+v", fx.Manifest)
+	}
+	refused := map[string]bool{}
+	for _, p := range fx.Probes {
+		refused[p.Kind] = p.Response.Refused()
+	}
+	if !refused[fixtures.ProbeAcceptWildcard] || !refused[fixtures.ProbeAcceptJSONOnly] || !refused[fixtures.ProbeNoContentType] {
+		t.Errorf("probes refused: %v", refused)
+	}
+	url, stop, err := record.StartEverythingHTTP(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	rp, err := replay.New(fx, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := httptest.NewServer(rp)
+	defer func() { rp.Close(); rs.Close() }()
+	calls, err := record.Script(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := observe(t, impl.MCPServerConfig{Enabled: true, URL: url}, calls)
+	got := observe(t, impl.MCPServerConfig{Enabled: true, URL: rs.URL + "/mcp"}, calls)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("replay differs from the live server-everything (-live +replay):\n%s", d)
+	}
+	if rep := rp.Report(); !rep.Clean() {
+		t.Errorf("replay report:\n%s", rep)
+	}
+}

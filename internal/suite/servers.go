@@ -179,13 +179,16 @@ func observeReport(rep replay.Report) ReplayObservation {
 // (it is then killed), never a silent count.
 func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservation, []string, error) {
 	out := map[string]ReplayObservation{}
-	for name, rp := range r.replays {
-		rep := rp.Report()
+	var failures []string
+	for _, name := range sortedKeys(r.replays) {
+		rep := r.replays[name].Report()
 		o := observeReport(rep)
 		o.Ended = &rep.Ended
 		out[name] = o
+		for _, req := range rep.Refused {
+			failures = append(failures, "replays: "+name+": refused: "+req)
+		}
 	}
-	var failures []string
 	for _, name := range sortedKeys(r.stdio) {
 		dir := r.stdio[name]
 		c, err := r.settleOne(ctx, name, ReplaySettle)

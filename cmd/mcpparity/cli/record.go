@@ -39,7 +39,7 @@ func runRecord(ctx context.Context, c *call) int {
 	fs := c.flags(recordSynopsis, recordNotes)
 	out := fs.String("out", "", "fixtures: the folder of the recordings (default "+defaultRecordings+"); proxy: the fixture file to write, required")
 	check := fs.Bool("check", false, "fixtures: record into a temporary folder and fail with a diff when the stored fixtures differ")
-	everything := fs.Bool("everything", false, "fixtures: also record server-everything (npx) into everything/stdio.json")
+	everything := fs.Bool("everything", false, "fixtures: also record server-everything (npx) into everything/stdio.json and everything/http.json")
 	golden := fs.String("golden", "golden", "fixtures: golden folder rewritten after recording (empty: leave golden files alone)")
 	pf := declareProxyFlags(fs)
 	if code, done := c.parse(); done {
@@ -81,7 +81,7 @@ func (c *call) recordFixtures(ctx context.Context, out string, check, everything
 	}
 	sets := append([]record.Set{}, record.SDKSets...)
 	if everything {
-		sets = append(sets, record.EverythingSet)
+		sets = append(sets, record.EverythingSets...)
 	}
 	dir := out
 	if check {

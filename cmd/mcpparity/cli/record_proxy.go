@@ -57,6 +57,7 @@ func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
 		c.logf("proxy http://%s%s -> %s; the fixture is written when the client ends its session (DELETE) or on interrupt",
 			addr, u.EscapedPath(), u.Redacted())
 	}
+	cfg.ProbeFailed = func(err error) { c.logf("no probes in the fixture: %v", err) }
 	f, err := recorder.RunProxy(ctx, cfg, c.stdin, c.stdout, c.stderr)
 	if err != nil {
 		c.logf("%v", err)

@@ -1,0 +1,79 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// everythingStart bounds the start of server-everything (the first npx
+// start downloads the package).
+const everythingStart = 4 * time.Minute
+
+// StartEverythingHTTP starts server-everything's Streamable HTTP server
+// through npx on a free loopback port, in a process group of its own, and
+// waits until it accepts connections; stop ends the group.
+func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err error) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		return "", nil, ErrNoNpx
+	}
+	// A port below the ephemeral range, reserved against the other runs of
+	// the harness: one from listen(:0) may be another process's by the
+	// time node binds it.
+	addr, release, err := suite.FreeAddr()
+	if err != nil {
+		return "", nil, err
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	argv := append(strings.Fields(EverythingCommand), "streamableHttp")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	cmd.Stderr = os.Stderr // its stdout logs every request
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		release()
+		return "", nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop = func() {
+		endGroup(cmd)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+		}
+		release()
+	}
+	if err := waitListening(ctx, addr, exited); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("server-everything (streamableHttp): %w", err)
+	}
+	return "http://" + addr + "/mcp", stop, nil
+}
+
+// waitListening polls addr until it accepts a connection, the process
+// exits, ctx ends or everythingStart passes.
+func waitListening(ctx context.Context, addr string, exited <-chan error) error {
+	ctx, cancel := context.WithTimeout(ctx, everythingStart)
+	defer cancel()
+	for {
+		conn, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("exited before listening on %s: %v", addr, err)
+		case <-ctx.Done():
+			return fmt.Errorf("not listening on %s: %v", addr, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
