@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,7 +43,11 @@ type ServerSpec struct {
 	// ({cmd:NAME} and the args "{args:NAME}").
 	Replay string `json:"replay,omitempty"`
 	Stdio  bool   `json:"stdio,omitempty"`
-	// Live runs the real SDK server in process: "sse" or "json".
+	// Live runs a real go-sdk server instead of a replay (LiveKinds): the
+	// eleven-tool server in process ("sse", "json"), or the gen server,
+	// whose tools answer what their arguments describe, in process
+	// ("gen-sse", "gen-json") or as a stdio command of the harness
+	// ("gen-stdio": {cmd:NAME} and "{args:NAME}").
 	Live string `json:"live,omitempty"`
 	// Faults of the replay (replay.ParseFault syntax).
 	Faults []string `json:"faults,omitempty"`
@@ -122,6 +127,9 @@ type Step struct {
 	Compare string `json:"compare,omitempty"`
 }
 
+// LiveKinds are the values of ServerSpec.Live.
+var LiveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio"}
+
 // LoadScenarios reads every numbered *.json of dir in fsys ("03-status.json";
 // other files, such as the call scripts, are not scenarios), sorted by name.
 func LoadScenarios(fsys fs.FS, dir string) ([]*Scenario, error) {
@@ -137,8 +145,12 @@ func (s *Scenario) check() error {
 		if (sv.Replay == "") == (sv.Live == "") {
 			return fmt.Errorf("server %q: set exactly one of replay and live", name)
 		}
-		if sv.Live != "" && sv.Live != "sse" && sv.Live != "json" {
-			return fmt.Errorf("server %q: live is %q, want sse or json", name, sv.Live)
+		if sv.Live != "" && !slices.Contains(LiveKinds, sv.Live) {
+			return fmt.Errorf("server %q: live is %q, want one of %s", name, sv.Live, strings.Join(LiveKinds, ", "))
+		}
+		if sv.Live != "" && (sv.Stdio || len(sv.Faults) > 0 || len(sv.Holds) > 0 || sv.Barrier != "" || sv.Launcher != "" ||
+			sv.FaultsOnce || len(sv.RequireHeaders) > 0 || len(sv.RequireEnv) > 0) {
+			return fmt.Errorf("server %q: stdio, faults, holds, barrier, launcher, grandchild and requirements are for replays, not live servers", name)
 		}
 		if sv.Grandchild && !sv.Stdio {
 			return fmt.Errorf("server %q: grandchild is for stdio replays", name)

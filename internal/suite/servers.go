@@ -72,8 +72,14 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		faults = append(faults, ft)
 	}
 	switch {
+	case sv.Live == "gen-stdio":
+		r.cmds[name] = append(append([]string{}, harness...), "sdk-server", "--gen", "--stdio", "--while-locked", r.lock)
 	case sv.Live != "":
-		srv := httptest.NewServer(sdkserver.Handler(sv.Live == "json"))
+		handler := sdkserver.Handler(sv.Live == "json")
+		if strings.HasPrefix(sv.Live, "gen-") {
+			handler = sdkserver.GenHandler(sv.Live == "gen-json")
+		}
+		srv := httptest.NewServer(handler)
 		r.closers = append(r.closers, func() { srv.CloseClientConnections(); srv.Close() })
 		r.urls[name] = srv.URL + "/mcp"
 	case sv.Stdio:

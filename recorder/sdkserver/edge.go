@@ -75,29 +75,11 @@ func NewEdge() *mcp.Server {
 	for _, t := range edgeTools() {
 		s.AddTool(t.def, t.handler)
 	}
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if lt, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				out := *lt
-				out.Tools = nil
-				for _, t := range lt.Tools {
-					c := *t
-					switch c.Name {
-					case edgeEmptySchema:
-						c.InputSchema = map[string]any{}
-					case edgeNullSchema:
-						c.InputSchema = nil
-					case edgeListSchema:
-						c.InputSchema = []any{"not", "an", "object"}
-					}
-					out.Tools = append(out.Tools, &c)
-				}
-				return &out, nil
-			}
-			return res, err
-		}
-	})
+	s.AddReceivingMiddleware(rewriteSchemas(map[string]any{
+		edgeEmptySchema: map[string]any{},
+		edgeNullSchema:  nil,
+		edgeListSchema:  []any{"not", "an", "object"},
+	}))
 	return s
 }
 

@@ -1,0 +1,183 @@
+package sdkserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// GenName is the serverInfo name of the gen server.
+const GenName = "mcpparity-gen-server"
+
+// GenMaxRunes bounds the text one call of the gen server makes.
+const GenMaxRunes = 200000
+
+// GenTools are the gen server's tools, in the order tools/list gives them
+// (sorted): one handler under names that sanitize apart (P7.1: a run of
+// unsafe characters, "_" at the ends, a letter outside ASCII, a name of a
+// character beyond the BMP).
+var GenTools = []string{"Gen Two!", "_under_", "gen", "éclair", "🙂"}
+
+// GenArgs are the arguments of a gen tool: they describe its result.
+type GenArgs struct {
+	Blocks  []GenBlock `json:"blocks,omitempty"`
+	IsError bool       `json:"isError,omitempty"`
+	// Structured is the structured content as JSON text, sent as written
+	// (key order, number forms): it must be a JSON object.
+	Structured string `json:"structured,omitempty"`
+	// RPCError, when set, is the message of a JSON-RPC error answered
+	// instead of a result.
+	RPCError string `json:"rpcError,omitempty"`
+}
+
+// GenBlock is one content block. Type is text, image, audio,
+// resource_link or resource; a text block's text is Text followed by
+// Repeat times Unit.
+type GenBlock struct {
+	Type        string           `json:"type"`
+	Text        string           `json:"text,omitempty"`
+	Unit        string           `json:"unit,omitempty"`
+	Repeat      int              `json:"repeat,omitempty"`
+	MIMEType    string           `json:"mimeType,omitempty"`
+	URI         string           `json:"uri,omitempty"`
+	Name        string           `json:"name,omitempty"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Size        *int64           `json:"size,omitempty"`
+	Meta        map[string]any   `json:"meta,omitempty"`
+	Annotations *mcp.Annotations `json:"annotations,omitempty"`
+	Blob        string           `json:"blob,omitempty"`
+}
+
+var genSchema = json.RawMessage(`{"type":"object","properties":{"blocks":{"type":"array"},"isError":{"type":"boolean"},"structured":{"type":"string"},"rpcError":{"type":"string"}}}`)
+
+// genHandler answers what its arguments describe.
+func genHandler(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var args GenArgs
+	if err := decodeArgs(req, &args); err != nil {
+		return toolError(err.Error()), nil
+	}
+	if args.RPCError != "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: args.RPCError}
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{}, IsError: args.IsError}
+	runes := 0
+	for i, b := range args.Blocks {
+		c, err := b.content(&runes)
+		if err != nil {
+			return toolError(fmt.Sprintf("blocks[%d]: %v", i, err)), nil
+		}
+		res.Content = append(res.Content, c)
+	}
+	if args.Structured != "" {
+		raw := json.RawMessage(args.Structured)
+		if !json.Valid(raw) || !strings.HasPrefix(strings.TrimSpace(args.Structured), "{") {
+			return toolError("structured: not a JSON object"), nil
+		}
+		res.StructuredContent = raw
+	}
+	return res, nil
+}
+
+// content builds the block; runes counts the text made so far, bounded by
+// GenMaxRunes.
+func (b GenBlock) content(runes *int) (mcp.Content, error) {
+	switch b.Type {
+	case "text":
+		if b.Repeat < 0 {
+			return nil, errors.New("negative repeat")
+		}
+		*runes += utf8.RuneCountInString(b.Text) + b.Repeat*utf8.RuneCountInString(b.Unit)
+		if *runes > GenMaxRunes {
+			return nil, fmt.Errorf("more than %d runes", GenMaxRunes)
+		}
+		return &mcp.TextContent{Text: b.Text + strings.Repeat(b.Unit, b.Repeat)}, nil
+	case "image":
+		return &mcp.ImageContent{Data: tinyPNG, MIMEType: b.MIMEType, Annotations: b.Annotations}, nil
+	case "audio":
+		return &mcp.AudioContent{Data: tinyWAV(), MIMEType: b.MIMEType, Annotations: b.Annotations}, nil
+	case "resource_link":
+		return &mcp.ResourceLink{URI: b.URI, Name: b.Name, Title: b.Title, Description: b.Description,
+			MIMEType: b.MIMEType, Size: b.Size, Meta: b.Meta, Annotations: b.Annotations}, nil
+	case "resource":
+		rc := &mcp.ResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text, Meta: b.Meta}
+		if b.Blob != "" {
+			rc.Blob = []byte(b.Blob)
+		}
+		return &mcp.EmbeddedResource{Resource: rc, Meta: b.Meta, Annotations: b.Annotations}, nil
+	}
+	return nil, fmt.Errorf("unknown block type %q", b.Type)
+}
+
+// genSchemas are the input schemas the gen server announces, by tool: its
+// own, an empty one, a null one, one that is not an object (P8.4); a
+// go-sdk server refuses to register the last three, so they are written
+// on the wire.
+var genSchemas = map[string]any{"Gen Two!": map[string]any{}, "_under_": nil, "éclair": []any{"not", "an", "object"}}
+
+// NewGen returns the gen server: every tool answers what its arguments
+// describe (GenArgs), so that a caller explores flattening, caps, tool
+// errors and JSON forms with outputs of its own making.
+func NewGen() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: GenName, Version: Version}, nil)
+	descs := map[string]*mcp.Tool{
+		"gen":      {Description: "Answers the result its arguments describe."},
+		"Gen Two!": {Title: "Gen, titled only"},
+		"_under_":  {},
+		"éclair":   {Description: "Décrit <vite> & bien."},
+		"🙂":        {Description: "A name beyond the BMP."},
+	}
+	for _, name := range GenTools {
+		t := *descs[name]
+		t.Name, t.InputSchema = name, genSchema
+		s.AddTool(&t, genHandler)
+	}
+	s.AddReceivingMiddleware(rewriteSchemas(genSchemas))
+	return s
+}
+
+// rewriteSchemas answers tools/list with the input schemas of schemas
+// (by tool name) instead of the registered ones.
+func rewriteSchemas(schemas map[string]any) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			lt, ok := res.(*mcp.ListToolsResult)
+			if !ok || err != nil {
+				return res, err
+			}
+			out := *lt
+			out.Tools = nil
+			for _, t := range lt.Tools {
+				c := *t
+				if s, ok := schemas[c.Name]; ok {
+					c.InputSchema = s
+				}
+				out.Tools = append(out.Tools, &c)
+			}
+			return &out, nil
+		}
+	}
+}
+
+// GenHandler serves the gen server over Streamable HTTP: SSE answers, or
+// single JSON bodies when jsonResponse is set.
+func GenHandler(jsonResponse bool) http.Handler {
+	s := NewGen()
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+}
+
+// ServeGenStdio serves one session of the gen server over newline-delimited
+// JSON on in and out, until in ends or ctx is cancelled.
+func ServeGenStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	return NewGen().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+}
