@@ -1,0 +1,227 @@
+// Package fuzz is differential fuzzing of a target against the reference:
+// it generates sequences of steps of the contract (generate.go and the
+// files it draws from), runs each as a scenario on both sides (runner.go),
+// shrinks a sequence that diverges to a small one that still does
+// (shrink.go) and writes it as a scenario with the reference's
+// observations as its golden file (writer.go).
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Options of a fuzz run.
+type Options struct {
+	// Seed is the first sequence's seed; sequence i+1's is Next(sequence
+	// i's), so that a sequence's seed alone reproduces it.
+	Seed uint64
+	// Steps is the number of units (one step, or a few that belong
+	// together) of each sequence.
+	Steps int
+	// Duration bounds the search (not the shrinking).
+	Duration time.Duration
+	// Sequences, when positive, stops the search after that many.
+	Sequences int
+	// Parallel is the number of sequences run at once.
+	Parallel int
+	// ShrinkRuns bounds the runs of the shrinker.
+	ShrinkRuns int
+	// Log gets a line per finding and a summary.
+	Log io.Writer
+}
+
+// Defaults of Options.
+const (
+	DefaultSteps      = 24
+	DefaultParallel   = 2
+	DefaultShrinkRuns = 200
+)
+
+// Next is the seed of the sequence after the one of seed (a bijection of
+// uint64: runs from different seeds do not repeat each other's sequences).
+func Next(seed uint64) uint64 { return seed*6364136223846793005 + 1442695040888963407 }
+
+// Finding is a sequence on which the target diverged, shrunk.
+type Finding struct {
+	Seed     uint64 // the sequence's own seed
+	Sequence int    // its rank in the run, from 0
+	Original *Program
+	Shrunk   *Program
+	Outcome  Outcome // of the shrunk program
+	// ShrinkRuns is the number of runs the shrinker made.
+	ShrinkRuns int
+	// FoundAfter is the time the search took to find it.
+	FoundAfter time.Duration
+}
+
+// Report is what a run did.
+type Report struct {
+	Seed      uint64
+	Sequences int // sequences run to their end
+	Steps     int // their steps
+	Elapsed   time.Duration
+	Finding   *Finding
+}
+
+// Run searches for a divergence until opt.Duration (or opt.Sequences)
+// ends, and shrinks the first one found. An error is a run that could not
+// go on (a side that does not start, a harness error), or the reference
+// observing a shrunk sequence two ways (a bug of the fuzzer).
+func Run(ctx context.Context, r *Runner, opt Options) (*Report, error) {
+	opt = withDefaults(opt)
+	start := time.Now()
+	sctx, cancel := context.WithTimeout(ctx, opt.Duration)
+	defer cancel()
+	rep, found, err := search(sctx, r, opt)
+	rep.Elapsed = time.Since(start).Round(time.Millisecond)
+	if err != nil || found == nil {
+		return rep, err
+	}
+	found.FoundAfter = rep.Elapsed
+	logf(opt.Log, "sequence %d (seed %d) differs, found after %v: %s", found.Sequence, found.Seed, found.FoundAfter, firstDiff(found.Outcome))
+	shrunk, out, runs, err := Shrink(ctx, r, found.Original, found.Outcome, opt.ShrinkRuns)
+	if err != nil {
+		return rep, fmt.Errorf("shrinking: %w", err)
+	}
+	found.Shrunk, found.Outcome, found.ShrinkRuns = shrunk, out, runs
+	if err := confirm(ctx, r, found); err != nil {
+		return rep, err
+	}
+	rep.Finding = found
+	rep.Elapsed = time.Since(start).Round(time.Millisecond)
+	return rep, nil
+}
+
+func withDefaults(opt Options) Options {
+	if opt.Steps <= 0 {
+		opt.Steps = DefaultSteps
+	}
+	if opt.Parallel <= 0 {
+		opt.Parallel = DefaultParallel
+	}
+	if opt.ShrinkRuns <= 0 {
+		opt.ShrinkRuns = DefaultShrinkRuns
+	}
+	if opt.Duration <= 0 {
+		opt.Duration = time.Minute
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	return opt
+}
+
+// search runs sequences opt.Parallel at a time until one diverges, the
+// time is up or opt.Sequences were run. Of the divergences found at once,
+// the one of the lowest rank is kept.
+func search(ctx context.Context, r *Runner, opt Options) (*Report, *Finding, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	rep := &Report{Seed: opt.Seed}
+	var (
+		mu      sync.Mutex
+		next    int
+		seed    = opt.Seed
+		found   *Finding
+		failure error
+		wg      sync.WaitGroup
+	)
+	take := func() (int, uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() != nil || opt.Sequences > 0 && next >= opt.Sequences {
+			return 0, 0, false
+		}
+		i, s := next, seed
+		next, seed = next+1, Next(seed)
+		return i, s, true
+	}
+	for w := 0; w < opt.Parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, s, ok := take()
+				if !ok {
+					return
+				}
+				f, steps, err := runSequence(ctx, r, opt, i, s)
+				mu.Lock()
+				switch {
+				case errors.Is(err, errStopped):
+				case err != nil:
+					if failure == nil {
+						failure = fmt.Errorf("sequence %d (seed %d): %w", i, s, err)
+					}
+					stop()
+				case f != nil:
+					if found == nil || f.Sequence < found.Sequence {
+						found = f
+					}
+					stop()
+				default:
+					rep.Sequences++
+					rep.Steps += steps
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return rep, found, failure
+}
+
+// runSequence generates and runs sequence i from its seed.
+func runSequence(ctx context.Context, r *Runner, opt Options, i int, seed uint64) (*Finding, int, error) {
+	p, err := FromSeed(seed, opt.Steps, ScenarioName(seed))
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := r.Run(ctx, p.Scenario)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !out.Diverged() {
+		return nil, len(p.Scenario.Steps), nil
+	}
+	return &Finding{Seed: seed, Sequence: i, Original: p, Outcome: out}, len(p.Scenario.Steps), nil
+}
+
+// ScenarioName is the name a sequence's scenario is written under
+// (numbered, as check reads scenarios).
+func ScenarioName(seed uint64) string { return fmt.Sprintf("99-fuzz-%016x", seed) }
+
+// confirm runs the shrunk scenario against the reference twice more: a
+// reference that observes it two ways makes it no finding (the fuzzer
+// generated a step whose outcome depends on timing).
+func confirm(ctx context.Context, r *Runner, f *Finding) error {
+	for range 2 {
+		golden, err := r.reference(ctx, f.Shrunk.Scenario)
+		if err != nil {
+			return err
+		}
+		if string(golden) != string(f.Outcome.Golden) {
+			return fmt.Errorf("sequence %d (seed %d): the reference observes its shrunk scenario two ways: a step depends on timing (a bug of the fuzzer)", f.Sequence, f.Seed)
+		}
+	}
+	return nil
+}
+
+// firstDiff describes an outcome's first difference.
+func firstDiff(out Outcome) string {
+	ds := out.Differences()
+	if len(ds) == 0 {
+		return "no difference"
+	}
+	d := ds[0]
+	return fmt.Sprintf("%s: want %s, got %s (%d difference(s))", d.Named(), d.Want, d.Got, len(ds))
+}
+
+func logf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, format+"\n", args...)
+}

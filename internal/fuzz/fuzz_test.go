@@ -1,0 +1,222 @@
+package fuzz_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpparity/mcpparity/internal/fuzz"
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// harness is this test binary: TestMain runs the subcommands that stdio
+// servers are started as.
+func harness(t testing.TB) []string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe}
+}
+
+func runner(t testing.TB, target suite.Config) *fuzz.Runner {
+	h := harness(t)
+	target.Harness = h
+	return &fuzz.Runner{Ref: suite.Config{Target: suite.RefTarget{}, Harness: h}, Target: target}
+}
+
+// logWriter writes a run's lines to the test log.
+type logWriter struct{ t testing.TB }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestRefAgainstRef: the reference against itself differs nowhere, on a
+// fixed set of sequences: a difference would be one the fuzzer made (a
+// step whose observation depends on timing).
+func TestRefAgainstRef(t *testing.T) {
+	r := runner(t, suite.Config{Target: suite.RefTarget{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 20260101, Sequences: 24, Duration: 4 * time.Minute, Log: logWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Finding != nil {
+		t.Fatalf("the reference differs from itself (seed %d):\n%s", rep.Finding.Seed, details(rep.Finding))
+	}
+	if rep.Sequences != 24 {
+		t.Errorf("%d sequences run, want 24", rep.Sequences)
+	}
+	t.Logf("%d sequences, %d steps in %v", rep.Sequences, rep.Steps, rep.Elapsed)
+}
+
+// TestRefAgainstTypeScript: the TypeScript port (ports/typescript, built)
+// differs from the reference nowhere on a fixed set of sequences; each
+// divergence is printed as the scenario it shrank to.
+func TestRefAgainstTypeScript(t *testing.T) {
+	file := filepath.Join("..", "..", "ports", "typescript", "target.yaml")
+	needPort(t, filepath.Join(filepath.Dir(file), "dist", "main.js"))
+	cfg := suite.Config{}
+	tf, err := suite.LoadTargetFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Target, err = suite.ParseTarget(tf.Target); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store, err = tf.StoreFor(); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Vars = tf.Env
+	r := runner(t, cfg)
+	r.Deviations = tf.Deviations
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 20260102, Sequences: 12, Duration: 3 * time.Minute, ShrinkRuns: 60, Log: logWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Finding; f != nil {
+		dir := t.TempDir()
+		w, werr := fuzz.Write(dir, f.Shrunk.Scenario, f.Outcome.Golden)
+		scenario, _ := os.ReadFile(w.Scenario)
+		t.Fatalf("the TypeScript port differs from the reference (seed %d, write: %v):\n%s\nscenario:\n%s", f.Seed, werr, details(f), scenario)
+	}
+	t.Logf("%d sequences, %d steps in %v", rep.Sequences, rep.Steps, rep.Elapsed)
+}
+
+// needPort skips without node or the built port, except under CI=true.
+func needPort(t *testing.T, main string) {
+	t.Helper()
+	missing := ""
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = "node is not on PATH"
+	} else if _, err := os.Stat(main); err != nil {
+		missing = main + " is missing: build the port (cd ports/typescript && npm ci && npm run build)"
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s (CI=true: .ci/run installs Node.js and builds the port)", missing)
+	}
+	t.Skip(missing)
+}
+
+func details(f *fuzz.Finding) string {
+	var b bytes.Buffer
+	suite.WriteDetails(&b, []suite.Result{f.Outcome.Result})
+	return b.String()
+}
+
+// TestFindShrinkWrite: against a target that writes U+2028 raw in a call's
+// label (J1.2), the fuzzer finds it, shrinks it to a few steps and writes a
+// scenario that the reference passes and that target fails.
+func TestFindShrinkWrite(t *testing.T) {
+	bad := rewriting{fix: func(path string, body []byte) []byte {
+		if path != "/internal/facade/v1/mcp/call" {
+			return body
+		}
+		return bytes.ReplaceAll(body, []byte(`\\u2028`), []byte("\u2028"))
+	}}
+	r := runner(t, suite.Config{Target: bad})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 7, Sequences: 40, Duration: 4 * time.Minute, Log: logWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Finding
+	if f == nil {
+		t.Fatalf("no divergence found in %d sequences", rep.Sequences)
+	}
+	if n := len(f.Shrunk.Scenario.Steps); n > 3 || n >= len(f.Original.Scenario.Steps) {
+		t.Errorf("shrunk from %d to %d steps", len(f.Original.Scenario.Steps), n)
+	}
+	dir := t.TempDir()
+	w, err := fuzz.Write(dir, f.Shrunk.Scenario, f.Outcome.Golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, err := suite.LoadScenarios(os.DirFS(dir), "scenarios")
+	if err != nil || len(scs) != 1 {
+		t.Fatalf("the scenario written does not load: %v", err)
+	}
+	golden := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
+	for target, want := range map[suite.Target]string{suite.RefTarget{}: suite.Pass, bad: suite.Fail} {
+		cfg := suite.Config{Target: target, Harness: harness(t)}
+		if res := suite.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {
+			t.Errorf("%s on %s: %s, want %s (%v)", w.Scenario, target.Name(), res.Verdict, want, res.Diffs)
+		}
+	}
+}
+
+// rewriting is the reference behind a proxy that rewrites its answers.
+type rewriting struct {
+	fix func(path string, body []byte) []byte
+}
+
+func (rewriting) Name() string { return "rewriting" }
+
+func (t rewriting) Start(ctx context.Context, env suite.Env) (suite.Instance, error) {
+	addr, release, err := suite.FreeAddr()
+	if err != nil {
+		return nil, err
+	}
+	inner := env
+	inner.Addr = addr
+	ref, err := suite.RefTarget{}.Start(ctx, inner)
+	release()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", env.Addr)
+	if err != nil {
+		_ = ref.Stop(ctx)
+		return nil, err
+	}
+	u, _ := url.Parse(ref.URL())
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		body = t.fix(resp.Request.URL.Path, body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return &rewritingInstance{ref: ref, srv: srv, url: "http://" + ln.Addr().String()}, nil
+}
+
+type rewritingInstance struct {
+	ref suite.Instance
+	srv *http.Server
+	url string
+}
+
+func (i *rewritingInstance) URL() string  { return i.url }
+func (i *rewritingInstance) Logs() string { return "" }
+func (i *rewritingInstance) Stop(ctx context.Context) error {
+	_ = i.srv.Close()
+	return i.ref.Stop(ctx)
+}

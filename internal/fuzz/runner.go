@@ -1,0 +1,81 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// Judge runs a scenario on both sides and judges the target (Runner does).
+type Judge interface {
+	Run(ctx context.Context, sc *suite.Scenario) (Outcome, error)
+}
+
+// Runner runs a scenario against the reference, then against the target
+// with the reference's observations as its golden file: the target is
+// judged as check judges it (the normalizer, go-cmp, the target file's
+// deviations).
+type Runner struct {
+	// Ref and Target are the configurations of the two runs (Ref.Target
+	// is the embedded reference).
+	Ref, Target suite.Config
+	Deviations  []suite.Deviation
+}
+
+// Outcome is one scenario run on both sides.
+type Outcome struct {
+	// Golden is the reference's observations, as a golden file holds them.
+	Golden []byte
+	// Result is the target's verdict against them.
+	Result suite.Result
+}
+
+// Diverged reports whether the target differs where no deviation
+// accepts it.
+func (o Outcome) Diverged() bool { return o.Result.Verdict == suite.Fail }
+
+// errStopped is a run cut short by its context (the fuzz's time is up).
+var errStopped = errors.New("stopped")
+
+// Run runs sc on both sides. An error is a side that could not run (the
+// harness, or a target that did not start), or errStopped.
+func (r *Runner) Run(ctx context.Context, sc *suite.Scenario) (Outcome, error) {
+	golden, err := r.reference(ctx, sc)
+	if err != nil {
+		return Outcome{}, err
+	}
+	res := suite.Check(ctx, r.Target, []*suite.Scenario{sc}, func(string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
+	if ctx.Err() != nil {
+		return Outcome{}, errStopped
+	}
+	if res.Verdict == suite.Error || res.Verdict == suite.Skipped {
+		return Outcome{}, fmt.Errorf("target %s: %s", r.Target.Target.Name(), res.Err)
+	}
+	return Outcome{Golden: golden, Result: res}, nil
+}
+
+// reference runs sc against the reference and returns its observations
+// in the golden form.
+func (r *Runner) reference(ctx context.Context, sc *suite.Scenario) ([]byte, error) {
+	obs, _, _, err := suite.RunScenario(ctx, r.Ref, sc)
+	if ctx.Err() != nil {
+		return nil, errStopped
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	return suite.EncodeObservations(obs)
+}
+
+// Differences are the target's differences no deviation accepts.
+func (o Outcome) Differences() []suite.Diff {
+	var out []suite.Diff
+	for _, d := range o.Result.Diffs {
+		if !d.Accepted {
+			out = append(out, d)
+		}
+	}
+	return out
+}

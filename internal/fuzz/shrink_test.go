@@ -1,0 +1,98 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// fakeJudge says a scenario diverges at its first step that bad accepts.
+type fakeJudge struct {
+	bad  func(suite.Step) bool
+	runs int
+}
+
+func (j *fakeJudge) Run(_ context.Context, sc *suite.Scenario) (Outcome, error) {
+	j.runs++
+	for i, st := range sc.Steps {
+		if j.bad(st) {
+			d := suite.Diff{Path: fmt.Sprintf("[%d].status", i), Step: st.Name, Want: "200", Got: "500"}
+			return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: suite.Fail, Diffs: []suite.Diff{d}}}, nil
+		}
+	}
+	return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: suite.Pass}}, nil
+}
+
+// firstDiverging finds, from seed 1 on, a generated program the judge
+// says diverges.
+func firstDiverging(t *testing.T, j *fakeJudge) (*Program, Outcome) {
+	t.Helper()
+	for seed := uint64(1); seed < 500; seed++ {
+		p, err := FromSeed(seed, DefaultSteps, ScenarioName(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := j.Run(context.Background(), p.Scenario); out.Diverged() {
+			return p, out
+		}
+	}
+	t.Fatal("no generated program diverges")
+	return nil, Outcome{}
+}
+
+// TestShrinkToTheStep: a divergence on the catalog step shrinks to that
+// step alone, without servers or store, the same way twice.
+func TestShrinkToTheStep(t *testing.T) {
+	catalog := func(st suite.Step) bool { return st.Path == "/api/mcp/catalog" }
+	var results []string
+	for range 2 {
+		j := &fakeJudge{bad: catalog}
+		p, out := firstDiverging(t, j)
+		j.runs = 0
+		shrunk, sout, runs, err := Shrink(context.Background(), j, p, out, DefaultShrinkRuns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := shrunk.Scenario
+		if len(sc.Steps) != 1 || !catalog(sc.Steps[0]) || len(sc.Servers) != 0 || len(sc.Seed) != 0 || !sout.Diverged() {
+			t.Fatalf("shrunk from %d steps to %s", len(p.Scenario.Steps), scenarioJSON(t, sc))
+		}
+		if runs != j.runs || runs > DefaultShrinkRuns {
+			t.Errorf("%d runs reported, %d made", runs, j.runs)
+		}
+		results = append(results, scenarioJSON(t, sc))
+	}
+	if results[0] != results[1] {
+		t.Errorf("two shrinks differ:\n%s\n%s", results[0], results[1])
+	}
+}
+
+// TestShrinkKeepsWhatMatters: a divergence that needs a save of a
+// configured server with a url keeps a save with a url.
+func TestShrinkKeepsWhatMatters(t *testing.T) {
+	saveURL := func(st suite.Step) bool {
+		return st.Path == "/api/mcp/save" && st.Store && len(st.Body) > 0 && strings.Contains(string(st.Body), `"url":"{url:`)
+	}
+	j := &fakeJudge{bad: saveURL}
+	p, out := firstDiverging(t, j)
+	shrunk, _, _, err := Shrink(context.Background(), j, p, out, DefaultShrinkRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := shrunk.Scenario; len(sc.Steps) != 1 || !saveURL(sc.Steps[0]) || len(sc.Servers) != 1 {
+		t.Fatalf("shrunk to %s", scenarioJSON(t, sc))
+	}
+}
+
+// TestShrinkBudget: the shrinker stops at its budget.
+func TestShrinkBudget(t *testing.T) {
+	j := &fakeJudge{bad: func(st suite.Step) bool { return st.Path == "/api/mcp" }}
+	p, out := firstDiverging(t, j)
+	j.runs = 0
+	if _, _, runs, err := Shrink(context.Background(), j, p, out, 3); err != nil || runs != 3 || j.runs != 3 {
+		t.Errorf("budget 3: %d runs reported, %d made, %v", runs, j.runs, err)
+	}
+}

@@ -1,0 +1,118 @@
+package fuzz
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sync"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/scenarios"
+)
+
+// kind is a server a sequence can configure: the scenario server behind
+// it, its tools, and the calls it answers (nil: a gen server, whose calls
+// are generated).
+type kind struct {
+	spec  suite.ServerSpec
+	stdio bool
+	tools []string
+	calls []recordedCall
+	// faulty kinds may take faults on their calls (cut streams, expired
+	// sessions).
+	faulty bool
+}
+
+// recordedCall is a call of a call script (scenarios/calls*.json): a
+// replay answers these arguments only.
+type recordedCall struct {
+	Tool  string          `json:"tool"`
+	Args  json.RawMessage `json:"args"`
+	Fails bool            `json:"fails,omitempty"`
+}
+
+// kindNames are the kinds, in the order the header considers them; each
+// is the scenario server's name too.
+var kindNames = []string{"gsse", "gjson", "gstdio", "rsse", "rjson", "rstdio", "edge"}
+
+var (
+	kindsOnce sync.Once
+	kindsMap  map[string]*kind
+	kindsErr  error
+)
+
+// kinds returns the kinds by name, read once from the embedded fixtures
+// and call scripts.
+func kinds() (map[string]*kind, error) {
+	kindsOnce.Do(func() { kindsMap, kindsErr = loadKinds() })
+	return kindsMap, kindsErr
+}
+
+func loadKinds() (map[string]*kind, error) {
+	sdkCalls, err := loadCalls("calls.json")
+	if err != nil {
+		return nil, err
+	}
+	edgeCalls, err := loadCalls("calls-edge.json")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*kind{
+		"gsse":   {spec: suite.ServerSpec{Live: "gen-sse"}, tools: sdkserver.GenTools},
+		"gjson":  {spec: suite.ServerSpec{Live: "gen-json"}, tools: sdkserver.GenTools},
+		"gstdio": {spec: suite.ServerSpec{Live: "gen-stdio"}, tools: sdkserver.GenTools, stdio: true},
+		"rsse":   {spec: suite.ServerSpec{Replay: "sdk/sse.json"}, calls: sdkCalls, faulty: true},
+		"rjson":  {spec: suite.ServerSpec{Replay: "sdk/json.json"}, calls: sdkCalls, faulty: true},
+		"rstdio": {spec: suite.ServerSpec{Replay: "sdk/stdio.json", Stdio: true}, calls: sdkCalls, stdio: true},
+		"edge":   {spec: suite.ServerSpec{Replay: "edge/sse.json"}, calls: edgeCalls},
+	}
+	for name, k := range out {
+		if k.spec.Replay == "" {
+			continue
+		}
+		fx, err := fixtures.Embedded(k.spec.Replay)
+		if err != nil {
+			return nil, err
+		}
+		if k.tools = fx.Manifest.Tools; len(k.tools) == 0 {
+			return nil, fmt.Errorf("kind %s: fixture %s lists no tools", name, k.spec.Replay)
+		}
+	}
+	return out, nil
+}
+
+func loadCalls(file string) ([]recordedCall, error) {
+	data, err := fs.ReadFile(scenarios.Files, file)
+	if err != nil {
+		return nil, err
+	}
+	var calls []recordedCall
+	if err := json.Unmarshal(data, &calls); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return calls, nil
+}
+
+// toolFaults are the faults a faulty kind may take: a stream cut once or
+// twice (on a call and on its retry), a session that expires under a call.
+var toolFaults = [][]string{
+	{"cut-stream:tools/call#1"},
+	{"cut-stream:tools/call#2"},
+	{"session-expired:1"},
+	{"session-expired:2"},
+	{"cut-stream:tools/call#1", "cut-stream:tools/call#2"},
+	{"cut-stream:tools/call#1", "session-expired:3"},
+}
+
+// cuts reports whether faults cut a stream (a call's output is then a
+// transport text of the target's stack past its prefix).
+func cuts(faults []string) bool {
+	for _, f := range faults {
+		if len(f) > 10 && f[:10] == "cut-stream" {
+			return true
+		}
+	}
+	return false
+}

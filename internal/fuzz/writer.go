@@ -1,0 +1,118 @@
+package fuzz
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// Written are the files a finding was written to.
+type Written struct {
+	Scenario, Golden string
+}
+
+// Write writes a scenario and the reference's observations of it into a
+// suite folder laid out as the repository: DIR/scenarios/NAME.json,
+// DIR/golden/NAME.golden (the fixtures it names are the embedded
+// recordings: none is written). The scenario written is read back as
+// check reads scenarios, so that a file that would not load is never
+// left as a finding.
+func Write(dir string, sc *suite.Scenario, golden []byte) (Written, error) {
+	w := Written{
+		Scenario: filepath.Join(dir, "scenarios", sc.Name+".json"),
+		Golden:   filepath.Join(dir, "golden", sc.Name+".golden"),
+	}
+	raw, err := encodeScenario(sc)
+	if err != nil {
+		return w, err
+	}
+	for path, data := range map[string][]byte{w.Scenario: raw, w.Golden: golden} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return w, err
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return w, err
+		}
+	}
+	all, err := suite.LoadScenarios(os.DirFS(dir), "scenarios")
+	if err != nil {
+		return w, fmt.Errorf("the scenario written does not load: %w", err)
+	}
+	for _, s := range all {
+		if s.Name == sc.Name {
+			return w, nil
+		}
+	}
+	return w, fmt.Errorf("%s: not read as a scenario (its name must start with a digit)", w.Scenario)
+}
+
+// encodeScenario writes sc as the scenario files are written: indented
+// JSON, characters as they are, except those one cannot see (white
+// space but the space, invisible and control characters), escaped.
+func encodeScenario(sc *suite.Scenario) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sc); err != nil {
+		return nil, err
+	}
+	// Outside its strings JSON is ASCII: every such character is in one.
+	var out strings.Builder
+	for _, r := range buf.String() {
+		switch {
+		case r < 0x7f || r >= 0x80 && unicode.IsGraphic(r) && !unicode.IsSpace(r):
+			out.WriteRune(r)
+		case r > 0xffff:
+			a, b := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, `\u%04x\u%04x`, a, b)
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+	}
+	return []byte(out.String()), nil
+}
+
+// JSON is the machine-readable form of a run (fuzz --json).
+type JSON struct {
+	Target    string       `json:"target"`
+	Seed      uint64       `json:"seed"`
+	Sequences int          `json:"sequences"`
+	Steps     int          `json:"steps"`
+	Elapsed   string       `json:"elapsed"`
+	Finding   *JSONFinding `json:"finding,omitempty"`
+}
+
+// JSONFinding is a finding in JSON.
+type JSONFinding struct {
+	Seed          uint64       `json:"seed"`
+	Sequence      int          `json:"sequence"`
+	OriginalSteps int          `json:"originalSteps"`
+	Steps         int          `json:"steps"`
+	ShrinkRuns    int          `json:"shrinkRuns"`
+	FoundAfter    string       `json:"foundAfter"`
+	Scenario      string       `json:"scenario,omitempty"`
+	Golden        string       `json:"golden,omitempty"`
+	Diffs         []suite.Diff `json:"diffs"`
+}
+
+// JSONReport is rep in JSON; written is where its finding went (nil if
+// none was written).
+func JSONReport(target string, rep *Report, written *Written) JSON {
+	out := JSON{Target: target, Seed: rep.Seed, Sequences: rep.Sequences, Steps: rep.Steps, Elapsed: rep.Elapsed.String()}
+	if f := rep.Finding; f != nil {
+		out.Finding = &JSONFinding{Seed: f.Seed, Sequence: f.Sequence, OriginalSteps: len(f.Original.Scenario.Steps),
+			Steps: len(f.Shrunk.Scenario.Steps), ShrinkRuns: f.ShrinkRuns, FoundAfter: f.FoundAfter.String(), Diffs: f.Outcome.Result.Diffs}
+		if written != nil {
+			out.Finding.Scenario, out.Finding.Golden = written.Scenario, written.Golden
+		}
+	}
+	return out
+}
