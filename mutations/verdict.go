@@ -59,15 +59,13 @@ func crashOf(out string) string {
 
 // unsure: a verdict seen among other runs holds only once confirmed with
 // few runs at once — a kill (a crash or a hang included), a check that
-// could not run.
+// could not run. A timeout only comes of a confirmation.
 func (r *Result) unsure() bool {
-	return r.Verdict == VerdictKilled || r.Verdict == VerdictTimeout || r.Verdict == VerdictError
+	return r.Verdict == VerdictKilled || r.Verdict == VerdictError
 }
 
-// unsure is Result.unsure for the tests' verdict.
-func (t *TestsResult) unsure() bool {
-	return t.Verdict == VerdictKilled || t.Verdict == VerdictTimeout
-}
+// unsure is Result.unsure for the tests' verdict: a kill.
+func (t *TestsResult) unsure() bool { return t.Verdict == VerdictKilled }
 
 // settleTimeout applies the timeout rule to a run that went past its
 // bound alone, from the unmutated run under the same bound: when it
