@@ -141,20 +141,26 @@ func flaky() string {
 	return "500"
 }
 
-// slow makes every check after the first unmutated one hang when
-// TINY_SLOW names a folder: a machine too slow for any bound.
-func slow() {
-	dir := os.Getenv("TINY_SLOW")
+// broken makes every check after the first unmutated one (the baseline)
+// hang or fail when TINY_BROKEN names a folder and TINY_BROKEN_DO says
+// which: a harness with a problem of its own, mutant or not.
+func broken() {
+	dir := os.Getenv("TINY_BROKEN")
 	if dir == "" {
 		return
 	}
 	mark := dir + "/baseline-done"
-	if _, err := os.Stat(mark); err == nil {
+	if _, err := os.Stat(mark); err != nil {
+		if os.Getenv("MCPPARITY_MUTANT") == "" {
+			os.WriteFile(mark, nil, 0o644)
+		}
+		return
+	}
+	if os.Getenv("TINY_BROKEN_DO") == "hang" {
 		time.Sleep(time.Hour)
 	}
-	if os.Getenv("MCPPARITY_MUTANT") == "" {
-		os.WriteFile(mark, nil, 0o644)
-	}
+	fmt.Fprintln(os.Stderr, "check: no free port")
+	os.Exit(2)
 }
 
 func main() {
@@ -172,7 +178,7 @@ func main() {
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}
-	slow()
+	broken()
 	if dir := os.Getenv("TINY_PIDS"); dir != "" {
 		cmd := exec.Command("sleep", "300")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -396,7 +402,7 @@ func TestEndToEnd(t *testing.T) {
 				"timeout":    {VerdictKilled, VerdictKilled, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
 				"crash":      {VerdictKilled, VerdictKilled, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
 				"broken":     {VerdictNotViable, VerdictNotViable, "", "", BuildSchemata, "", ""},
-				"cannot-run": {VerdictError, VerdictSurvived, "", "", BuildSchemata, "", ""},
+				"cannot-run": {VerdictKilled, VerdictSurvived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
 				"tag":        {VerdictKilled, VerdictSurvived, "02-encode [0].body", "", BuildOwn, "", ""},
 				"unseen":     {VerdictSurvived, VerdictSurvived, "", "", BuildSchemata, "", ""},
 			}
@@ -420,13 +426,10 @@ func TestEndToEnd(t *testing.T) {
 			if e := rep.Results[4]; !strings.Contains(e.Error, "does not compile") {
 				t.Errorf("broken: %q", e.Error)
 			}
-			if e := rep.Results[5]; !strings.Contains(e.Error, "exit 2") || !strings.Contains(e.Error, "target did not start") {
-				t.Errorf("cannot-run: %q", e.Error)
-			}
 			if rep.ExitCode(0) != 1 {
 				t.Errorf("exit %d with survivors", rep.ExitCode(0))
 			}
-			if s := rep.Summary; s.Killed != 4 || s.Survived != 2 || s.Timeout != 0 || s.Error != 1 || s.NotViable != 1 {
+			if s := rep.Summary; s.Killed != 5 || s.Survived != 2 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
 				t.Errorf("suite summary %+v", s)
 			}
 			if s := rep.Tests; s.Killed != 4 || s.Survived != 3 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
@@ -447,7 +450,8 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, line := range []string{"tag [own build]", "SURVIVED tests-only (tiny/tiny.go:12)", "impl tests: killed by TestGreeting (only the Go reference is protected)",
-				"killed (timeout)", "killed (crash: panic: boom)", "NOT VIABLE broken", "ERROR cannot-run"} {
+				"killed (timeout)", "killed (crash: panic: boom)", "killed (could not run: 01-add: target d…)", "NOT VIABLE broken",
+				"suite: 5 killed (1 by a crash, 1 by a timeout, 1 by a check that could not run), 2 survived"} {
 				if !strings.Contains(table.String(), line) {
 					t.Errorf("table lacks %q:\n%s", line, table.String())
 				}
@@ -572,33 +576,46 @@ func TestConfirmation(t *testing.T) {
 	}
 }
 
-// TestTimeoutOfTheHarness: a run past its bound alone is a kill only when
-// the unmutated run passes under the same bound; when it goes past too,
-// the bound is the harness's problem: timeout, not counted.
-func TestTimeoutOfTheHarness(t *testing.T) {
+// TestProblemsOfTheHarness: a run alone past its bound, or a check that
+// could not run, is a kill only when the unmutated check passes under the
+// same bound; when it hangs or fails too, the problem is the harness's:
+// timeout or error, not counted.
+func TestProblemsOfTheHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs binaries")
 	}
 	needGo(t)
 	root := writeModule(t, tinyFiles)
-	t.Setenv("TINY_SLOW", t.TempDir())
-	tmp := t.TempDir()
-	r, err := NewRunner(Config{Root: root, Workers: 2, Floor: 2 * time.Second, Multiplier: 1, TempDir: tmp, NoTests: true})
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct {
+		do      string
+		verdict Verdict
+		error   string
+	}{
+		{"hang", VerdictTimeout, "and so was the unmutated run"},
+		{"fail", VerdictError, "the unmutated run did not pass either: check could not run (exit 2): check: no free port"},
+	} {
+		t.Run(c.do, func(t *testing.T) {
+			t.Setenv("TINY_BROKEN", t.TempDir())
+			t.Setenv("TINY_BROKEN_DO", c.do)
+			tmp := t.TempDir()
+			r, err := NewRunner(Config{Root: root, Workers: 2, Floor: 2 * time.Second, Multiplier: 1, TempDir: tmp, NoTests: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := r.Run(t.Context(), []Mutant{tinyMutant("unseen", "return 1", "return 2")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := rep.Results[0]
+			if u.Verdict != c.verdict || u.Reason != "" || !strings.Contains(u.Error, c.error) || u.Note == "" {
+				t.Errorf("unseen: %s (%s), error %q, note %q", u.Verdict, u.Reason, u.Error, u.Note)
+			}
+			if s := rep.Summary; s.Killed != 0 || s.Score != 0 || s.Total != 1 {
+				t.Errorf("summary %+v", s)
+			}
+			emptyDir(t, tmp)
+		})
 	}
-	rep, err := r.Run(t.Context(), []Mutant{tinyMutant("unseen", "return 1", "return 2")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := rep.Results[0]
-	if u.Verdict != VerdictTimeout || u.Reason != "" || !strings.Contains(u.Error, "and so was the unmutated run") || u.Note == "" {
-		t.Errorf("unseen: %s (%s), error %q, note %q", u.Verdict, u.Reason, u.Error, u.Note)
-	}
-	if s := rep.Summary; s.Timeout != 1 || s.Killed != 0 {
-		t.Errorf("summary %+v", s)
-	}
-	emptyDir(t, tmp)
 }
 
 func TestStaleBeforeAnythingRuns(t *testing.T) {

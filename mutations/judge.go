@@ -23,6 +23,8 @@ type suiteOutcome struct {
 	Error    string
 	// Scenarios lists every scenario of check's JSON.
 	Scenarios []string
+	// why is check's whole reason when it could not run.
+	why string
 }
 
 // setSuite puts o, check's verdict, in r; d is added to its check time.
@@ -32,10 +34,18 @@ func (r *Result) setSuite(o suiteOutcome, d time.Duration) {
 	r.CheckTime += SecondsOf(d)
 }
 
-// passed tells the unmutated run's outcome to settleTimeout.
-func (o suiteOutcome) passed() (passed, timedOut bool, detail string) {
-	detail = o.KilledBy + o.Error
-	return o.Verdict == VerdictSurvived, o.Reason == ReasonTimeout, detail
+// seen is what the run showed, to settle.
+func (o suiteOutcome) seen() runSeen {
+	detail := o.why
+	if detail == "" {
+		detail = o.summary()
+	}
+	return runSeen{passed: o.Verdict == VerdictSurvived, timedOut: o.Reason == ReasonTimeout, detail: detail}
+}
+
+func (o suiteOutcome) summary() string {
+	r := Result{Verdict: o.Verdict, Reason: o.Reason, KilledBy: o.KilledBy, Error: o.Error}
+	return r.summary()
 }
 
 // checkReport is the part of check --json that the runner reads.
@@ -82,8 +92,8 @@ func (rep *checkReport) kill(o *suiteOutcome) bool {
 }
 
 // couldNotRun is the reason check gives for its exit 2: each scenario's
-// error, else the end of its output.
-func (rep *checkReport) couldNotRun(code int, out string) string {
+// error, else the end of its output; first is the first of them.
+func (rep *checkReport) couldNotRun(code int, out string) (first, all string) {
 	var why []string
 	for _, res := range rep.Results {
 		if res.Verdict == "error" {
@@ -93,7 +103,7 @@ func (rep *checkReport) couldNotRun(code int, out string) string {
 	if len(why) == 0 {
 		why = append(why, tail(out, 600))
 	}
-	return fmt.Sprintf("check could not run (exit %d): %s", code, strings.Join(why, "; "))
+	return clipValue(firstLine(why[0])), fmt.Sprintf("check could not run (exit %d): %s", code, strings.Join(why, "; "))
 }
 
 // scenarioLine is check's progress line of a failed or broken scenario.
@@ -158,9 +168,9 @@ func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, 
 }
 
 // outcome reads check's verdict from its exit code and its JSON report:
-// killed when it exits 1 naming a difference, when it goes past its bound
-// (ReasonTimeout, settled by the confirmation), or when the mutated code
-// it runs in process crashed it (no JSON, a Go crash in its output);
+// killed when it exits 1 naming a difference, when the mutated code it runs
+// in process crashed it (no JSON, a Go crash in its output), when it goes
+// past its bound or could not run (both settled by the confirmation);
 // survived when it exits 0; else error.
 func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 	var o suiteOutcome
@@ -191,7 +201,8 @@ func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 	case r.inProcess && rerr != nil && crashOf(x.out) != "":
 		o.Verdict, o.Reason = VerdictKilled, reasonCrash+crashOf(x.out)
 	default:
-		o.Verdict, o.Error = VerdictError, rep.couldNotRun(code, x.out)
+		first, all := rep.couldNotRun(code, x.out)
+		o.Verdict, o.Reason, o.why = VerdictKilled, reasonCannotRun+first, all
 	}
 	return o
 }

@@ -364,7 +364,7 @@ func (r *Report) score(s Summary) string {
 // rule.
 func (r *Report) writeTestNotes(w io.Writer) {
 	for _, res := range r.Results {
-		if res.Tests.Verdict != VerdictKilled || res.Tests.Run != "(all)" {
+		if res.Tests.Verdict != VerdictKilled || res.Tests.KilledBy == "" || res.Tests.Run != "(all)" {
 			continue
 		}
 		if res.Tests.Filter == "" {
@@ -394,23 +394,24 @@ func (r *Report) writeMissed(w io.Writer) {
 }
 
 // counts is the summary in words; reasons, the kills' reasons, tells how
-// many kills were crashes and timeouts.
+// many kills were crashes, timeouts and checks that could not run.
 func (s Summary) counts(reasons []string) string {
-	crashes, timeouts := 0, 0
+	n := map[string]int{}
 	for _, r := range reasons {
 		switch {
 		case r == ReasonTimeout:
-			timeouts++
+			n["by a timeout"]++
 		case strings.HasPrefix(r, reasonCrash):
-			crashes++
+			n["by a crash"]++
+		case strings.HasPrefix(r, reasonCannotRun):
+			n["by a check that could not run"]++
 		}
 	}
 	var how []string
-	if crashes > 0 {
-		how = append(how, fmt.Sprintf("%d by a crash", crashes))
-	}
-	if timeouts > 0 {
-		how = append(how, fmt.Sprintf("%d by a timeout", timeouts))
+	for _, k := range []string{"by a crash", "by a timeout", "by a check that could not run"} {
+		if n[k] > 0 {
+			how = append(how, fmt.Sprintf("%d %s", n[k], k))
+		}
 	}
 	killed := fmt.Sprintf("%d killed", s.Killed)
 	if len(how) > 0 {

@@ -208,28 +208,31 @@ func (x *targetTrial) run(ctx context.Context, _ int) bool {
 	if sc := x.t.byRule[x.m.Rule]; len(sc) > 0 {
 		passes = [][]string{sc, nil}
 	}
-	return x.t.judge(ctx, x.c, &x.res, passes...)
+	_, ok := x.t.judge(ctx, x.c, &x.res, passes...)
+	return ok
 }
 
 // confirm judges the copy again: the killing scenario alone, then, if it
-// passes alone, the whole check once more; a timeout that holds is
-// settled against the unmutated copy.
+// passes alone, the whole check once more; a timeout or a check that could
+// not run, alone, is settled against the unmutated copy.
 func (x *targetTrial) confirm(ctx context.Context, _ int) bool {
 	first := x.res
 	passes := [][]string{nil}
 	if first.Scenario != "" {
 		passes = [][]string{{first.Scenario}, nil}
 	}
-	if !x.t.judge(ctx, x.c, &x.res, passes...) {
+	o, ok := x.t.judge(ctx, x.c, &x.res, passes...)
+	if !ok {
 		return false
 	}
-	if x.res.Reason == ReasonTimeout {
+	if settled(o.Reason) {
 		var u Result
-		if !x.t.judge(ctx, x.t.base, &u, passes...) {
+		uo, ok := x.t.judge(ctx, x.t.base, &u, passes...)
+		if !ok {
 			return false
 		}
 		x.res.CheckTime += u.CheckTime
-		x.res.Verdict, x.res.Reason, x.res.Error = settleTimeout(u.Verdict == VerdictSurvived, u.Reason == ReasonTimeout, u.summary(), x.t.timeout)
+		x.res.Verdict, x.res.Reason, x.res.Error = settle(o.Reason, o.seen(), uo.seen(), x.t.timeout)
 	}
 	if x.res.Verdict != first.Verdict || x.res.Scenario != first.Scenario || x.res.Reason != first.Reason {
 		x.res.Note = fmt.Sprintf("among other runs: %s; alone: %s", first.summary(), x.res.summary())
@@ -258,8 +261,10 @@ func (c builtCopy) remove() {
 
 // judge runs check on a built copy in passes into res: each pass runs the
 // scenarios it names (nil: all of them), and the first pass whose verdict
-// is not a survival gives the verdict. False when cancelled.
-func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes ...[]string) bool {
+// is not a survival gives the verdict, also returned. False when
+// cancelled.
+func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes ...[]string) (suiteOutcome, bool) {
+	var o suiteOutcome
 	for _, scenarios := range passes {
 		extra := []string{"--target-file", c.file, "--failfast"}
 		if len(scenarios) > 0 {
@@ -269,16 +274,17 @@ func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes 
 			}
 			extra = append(extra, "--run", "^("+strings.Join(quoted, "|")+")$")
 		}
-		x, o := t.r.checkOnce(ctx, t.timeout, c.dir, t.cfg.Harness, "", "", extra, nil)
+		var x execResult
+		x, o = t.r.checkOnce(ctx, t.timeout, c.dir, t.cfg.Harness, "", "", extra, nil)
 		if x.cancelled {
-			return false
+			return o, false
 		}
 		res.setSuite(o, x.dur)
 		if res.Verdict != VerdictSurvived {
 			break
 		}
 	}
-	return true
+	return o, true
 }
 
 // notViable is the failure of a mutated copy's build: the mutant does not

@@ -236,8 +236,8 @@ func (t *mutantTrial) runSuite(ctx context.Context, harness string) bool {
 // confirmSuite checks a verdict seen among other runs, alone: a kill by a
 // difference with its scenario alone; then, if that passes (or for a
 // crash, a timeout, a check that could not run), the whole check again. A
-// timeout that holds is settled against the unmutated check. False when
-// cancelled.
+// timeout or a check that could not run, alone, is settled against the
+// unmutated check. False when cancelled.
 func (t *mutantTrial) confirmSuite(ctx context.Context, harness string) bool {
 	scratch, err := t.scratch("confirm-")
 	if err != nil {
@@ -262,10 +262,14 @@ func (t *mutantTrial) confirmSuite(ctx context.Context, harness string) bool {
 	if x.cancelled {
 		return false
 	}
-	t.res.setSuite(o, x.dur)
-	if o.Reason == ReasonTimeout && !t.settleSuite(ctx, scratch) {
-		return false
+	t.res.CheckTime += SecondsOf(x.dur)
+	if settled(o.Reason) {
+		var ok bool
+		if o, ok = t.settleSuite(ctx, scratch, o); !ok {
+			return false
+		}
 	}
+	t.res.setSuite(o, 0)
 	if t.res.Verdict != first.verdict || t.res.Scenario != first.scenario || t.res.Reason != first.reason {
 		t.res.Note = fmt.Sprintf("among other runs: %s; alone: %s", first.summary, t.res.summary())
 	}
@@ -283,26 +287,25 @@ type suiteSeen struct {
 func (t *mutantTrial) checkAlone(ctx context.Context, scratch, harness string) (execResult, suiteOutcome) {
 	run, _ := t.suiteFilter()
 	x, o := t.s.r.check(ctx, t.checkTimeout(), scratch, harness, t.m.ID, run, t.s.base.failfast, true)
-	if o.Verdict == VerdictError && !x.cancelled {
+	if (o.Verdict == VerdictError || strings.HasPrefix(o.Reason, reasonCannotRun)) && !x.cancelled {
 		t.res.CheckTime += SecondsOf(x.dur)
 		x, o = t.s.r.check(ctx, t.checkTimeout(), scratch, harness, t.m.ID, run, t.s.base.failfast, true)
 	}
 	return x, o
 }
 
-// settleSuite applies the timeout rule: the unmutated check, with the
-// same filter and bound. False when cancelled.
-func (t *mutantTrial) settleSuite(ctx context.Context, scratch string) bool {
+// settleSuite settles o against the unmutated check, with the same filter
+// and bound. False when cancelled.
+func (t *mutantTrial) settleSuite(ctx context.Context, scratch string, o suiteOutcome) (suiteOutcome, bool) {
 	run, _ := t.suiteFilter()
 	bound := t.checkTimeout()
 	x, u := t.s.r.check(ctx, bound, scratch, t.s.bins.harness, "", run, t.s.base.failfast, true)
 	if x.cancelled {
-		return false
+		return o, false
 	}
 	t.res.CheckTime += SecondsOf(x.dur)
-	passed, timedOut, detail := u.passed()
-	t.res.Verdict, t.res.Reason, t.res.Error = settleTimeout(passed, timedOut, detail, bound)
-	return true
+	o.Verdict, o.Reason, o.Error = settle(o.Reason, o.seen(), u.seen(), bound)
+	return o, true
 }
 
 // runTests judges the mutant by its package's tests: with coverage, the
@@ -394,6 +397,7 @@ func (t *mutantTrial) settleTests(ctx context.Context, scratch string, phases []
 		return false
 	}
 	tr.Time += u.Time
-	tr.Verdict, tr.Reason, tr.Error = settleTimeout(u.Verdict == VerdictSurvived, u.Reason == ReasonTimeout, u.short()+" "+u.Error, bound)
+	unmutated := runSeen{passed: u.Verdict == VerdictSurvived, timedOut: u.Reason == ReasonTimeout, detail: strings.TrimSpace(u.short() + " " + u.Error)}
+	tr.Verdict, tr.Reason, tr.Error = settle(ReasonTimeout, runSeen{timedOut: true}, unmutated, bound)
 	return true
 }

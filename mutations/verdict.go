@@ -3,6 +3,7 @@ package mutations
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -12,6 +13,12 @@ type Verdict string
 
 // Verdicts. Only killed, survived and not covered judge a mutant; timeout
 // and error are the harness's problem, not viable is no mutant at all.
+//
+// A kill that names no difference — a crash, a hang, a check that could
+// not run — is the mutant's doing only when the unmutated build does not
+// do the same: a hang and a check that could not run, seen alone, are
+// compared with the unmutated run under the same bound (settle); a Go
+// crash of check is the mutated reference's, which runs in its process.
 const (
 	// VerdictKilled: the run failed naming where (a scenario's difference,
 	// a failing test), or the mutated reference crashed or hung (Reason).
@@ -40,7 +47,17 @@ const (
 	// reasonCrash starts the reason of a run that died of a Go crash (an
 	// unrecovered panic, a fatal runtime error) in the mutated code.
 	reasonCrash = "crash: "
+	// reasonCannotRun starts the reason of a check that could not run
+	// (exit 2) alone, while the unmutated check runs: the mutated
+	// reference refuses to start, say.
+	reasonCannotRun = "could not run: "
 )
+
+// settled reports whether a kill of that reason holds only once compared
+// with the unmutated run (settle).
+func settled(reason string) bool {
+	return reason == ReasonTimeout || strings.HasPrefix(reason, reasonCannotRun)
+}
 
 var (
 	crashLine = regexp.MustCompile(`(?m)^(?:panic: |fatal error: ).*$`)
@@ -58,8 +75,8 @@ func crashOf(out string) string {
 }
 
 // unsure: a verdict seen among other runs holds only once confirmed with
-// few runs at once — a kill (a crash or a hang included), a check that
-// could not run. A timeout only comes of a confirmation.
+// few runs at once — a kill (whatever its reason), a check that failed
+// without a verdict. A timeout only comes of a confirmation.
 func (r *Result) unsure() bool {
 	return r.Verdict == VerdictKilled || r.Verdict == VerdictError
 }
@@ -67,20 +84,28 @@ func (r *Result) unsure() bool {
 // unsure is Result.unsure for the tests' verdict: a kill.
 func (t *TestsResult) unsure() bool { return t.Verdict == VerdictKilled }
 
-// settleTimeout applies the timeout rule to a run that went past its
-// bound alone, from the unmutated run under the same bound: when it
-// passes, the mutant hangs the reference and is killed (ReasonTimeout);
-// when it goes past the bound too, the bound is the harness's problem
-// (timeout); when it fails otherwise (detail), so is the run (error).
-func settleTimeout(passed, timedOut bool, detail string, bound time.Duration) (v Verdict, reason, msg string) {
+// runSeen is what a run alone showed, to settle.
+type runSeen struct {
+	passed, timedOut bool
+	detail           string // why it did not pass
+}
+
+// settle decides whose problem a run alone is that went past its bound or
+// could not run, from the unmutated run under the same filter and bound:
+// when that passes, the mutant's — killed, with reason; else the
+// harness's — timeout when both went past the bound, else error.
+func settle(reason string, mutated, unmutated runSeen, bound time.Duration) (v Verdict, why, msg string) {
+	if unmutated.passed {
+		return VerdictKilled, reason, ""
+	}
 	b := bound.Round(time.Second)
 	switch {
-	case passed:
-		return VerdictKilled, ReasonTimeout, ""
-	case timedOut:
+	case mutated.timedOut && unmutated.timedOut:
 		return VerdictTimeout, "", fmt.Sprintf("past its bound of %v, and so was the unmutated run: the bound is too short for this machine", b)
+	case mutated.timedOut:
+		return VerdictError, "", fmt.Sprintf("past its bound of %v; the unmutated run under that bound did not pass: %s", b, unmutated.detail)
 	}
-	return VerdictError, "", fmt.Sprintf("past its bound of %v; the unmutated run under that bound did not pass: %s", b, detail)
+	return VerdictError, "", fmt.Sprintf("%s; the unmutated run did not pass either: %s", mutated.detail, unmutated.detail)
 }
 
 // verdictText is a verdict with its reason: "killed (crash: panic: …)".
