@@ -220,6 +220,18 @@ func gateCheck(t *testing.T, bin string) []suite.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg := testConfig(t, target)
+	scs, err := suite.EmbeddedScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
+}
+
+// testConfig runs target with the embedded config changes, this test
+// binary as the harness (TestMain makes it serve stdio replays).
+func testConfig(t *testing.T, target suite.Target) suite.Config {
+	t.Helper()
 	changes, err := suite.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
@@ -228,10 +240,5 @@ func gateCheck(t *testing.T, bin string) []suite.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := suite.Config{Target: target, Harness: []string{exe}, Changes: changes}
-	scs, err := suite.EmbeddedScenarios()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
+	return suite.Config{Target: target, Harness: []string{exe}, Changes: changes}
 }
