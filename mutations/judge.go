@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // suiteOutcome is check's verdict on one mutant.
@@ -51,8 +53,8 @@ func (o suiteOutcome) summary() string {
 // checkReport is the part of check --json that the runner reads.
 type checkReport struct {
 	Results []struct {
-		Scenario string `json:"scenario"`
-		Verdict  string `json:"verdict"`
+		Scenario string        `json:"scenario"`
+		Verdict  suite.Verdict `json:"verdict"`
 		Diffs    []struct {
 			Path     string `json:"path"`
 			Want     string `json:"want"`
@@ -76,7 +78,7 @@ func readCheckReport(name string) (*checkReport, error) {
 // when there is none.
 func (rep *checkReport) kill(o *suiteOutcome) bool {
 	for _, res := range rep.Results {
-		if res.Verdict != "fail" {
+		if res.Verdict != suite.Fail {
 			continue
 		}
 		for _, d := range res.Diffs {
