@@ -86,7 +86,7 @@ func (g *generator) badBodyUnit(s *stream) {
 		st.Name, st.Rules, st.RawBody = "empty body or a second value", []string{"H2.3", "H1.1"}, &raw
 	}
 	st.Name += " on " + r.path
-	st.Store = s.chance(50) // nothing stored (H1.1)
+	st.Store = s.chance(25) // nothing stored (H1.1)
 	g.add(st)
 	if r.path == "/internal/facade/v1/mcp/prewarm" {
 		g.add(statusStep()) // a prewarm answered connects in the background
@@ -116,7 +116,7 @@ func (g *generator) wrongMethodUnit(s *stream) {
 	path := oneOf(s, changeRoutes)
 	method := oneOf(s, []string{"GET", "PUT", "PATCH", "DELETE"})
 	g.add(suite.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
-		Compare: suite.CompareAnswered, Store: true})
+		Compare: suite.CompareAnswered, Store: s.chance(50)})
 }
 
 func (g *generator) unknownRouteUnit(s *stream) {

@@ -42,12 +42,11 @@ type stream struct {
 	bytes *byteSource
 }
 
-// intn returns a value in [0, n). n <= 1 draws nothing, so that a choice
-// without alternatives does not shift the ones after it.
+// intn returns a value in [0, n). A choice without alternatives (n <= 1)
+// still takes its value, so that a list that shrank to one element does
+// not shift the choices after it.
 func (s *stream) intn(n int) int {
-	if n <= 1 {
-		return 0
-	}
+	n = max(n, 1)
 	var v uint64
 	switch {
 	case s.bytes != nil:

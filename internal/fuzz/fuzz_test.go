@@ -127,7 +127,7 @@ func details(f *fuzz.Finding) string {
 // label (J1.2), the fuzzer finds it, shrinks it to a few steps and writes a
 // scenario that the reference passes and that target fails.
 func TestFindShrinkWrite(t *testing.T) {
-	bad := rewriting{fix: func(path string, body []byte) []byte {
+	bad := &rewriting{fix: func(path string, body []byte) []byte {
 		if path != "/internal/facade/v1/mcp/call" {
 			return body
 		}
@@ -219,4 +219,31 @@ func (i *rewritingInstance) Logs() string { return "" }
 func (i *rewritingInstance) Stop(ctx context.Context) error {
 	_ = i.srv.Close()
 	return i.ref.Stop(ctx)
+}
+
+// FuzzRefAgainstRef drives the generator with go test -fuzz's inputs:
+// whatever the bytes, the sequence they make runs the same on the
+// reference twice (go test alone runs the seed corpus below).
+func FuzzRefAgainstRef(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("seed0001\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19"))
+	f.Add(append([]byte("seed0002"), bytes.Repeat([]byte{0xff, 0x80, 0x31, 0x07, 0x42, 0x13}, 40)...))
+	r := runner(f, suite.Config{Target: suite.RefTarget{}})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := fuzz.FromBytes(data, 16, fuzz.ScenarioName(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		out, err := r.Run(ctx, p.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Diverged() {
+			var b bytes.Buffer
+			suite.WriteDetails(&b, []suite.Result{out.Result})
+			t.Fatalf("the reference differs from itself:\n%s", b.String())
+		}
+	})
 }

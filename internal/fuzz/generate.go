@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -24,17 +25,12 @@ type Program struct {
 
 // generator builds one scenario from its choices.
 type generator struct {
-	sc    *suite.Scenario
-	m     *model
-	timed bool
+	sc   *suite.Scenario
+	m    *model
+	mode int
 	// cutting are the scenario servers whose faults cut streams.
 	cutting map[string]bool
 }
-
-// TimeScale is the time scale of the sequences that connect servers in
-// parallel (a barrier): 20 s of handshake become 2 s, which parallel
-// connections never reach and each sequential one waits out.
-const TimeScale = "0.1"
 
 // FromSeed generates a sequence of units (groups of steps) from seed.
 func FromSeed(seed uint64, units int, name string) (*Program, error) {
@@ -60,11 +56,21 @@ func FromChoices(c Choices, name string) (*Program, error) {
 }
 
 // FromBytes generates a sequence of at most units units from a go test
-// -fuzz input.
+// -fuzz input: its first 8 bytes seed the header (servers, store), the
+// rest drives the units, so that a mutation of the input changes steps
+// more often than servers.
 func FromBytes(data []byte, units int, name string) (*Program, error) {
-	src := &byteSource{data: data}
-	shared := func(int) *stream { return &stream{bytes: src} }
-	return generate(shared, units, name)
+	var seed [8]byte
+	n := copy(seed[:], data)
+	rng := rand.New(rand.NewPCG(binary.BigEndian.Uint64(seed[:]), 0x6d637070617269))
+	src := &byteSource{data: data[n:]}
+	parts := func(i int) *stream {
+		if i < 0 {
+			return &stream{rng: rng}
+		}
+		return &stream{bytes: src}
+	}
+	return generate(parts, units, name)
 }
 
 // generate reads the header from part(-1) and unit i from part(i).
@@ -112,7 +118,7 @@ func (g *generator) add(steps ...suite.Step) {
 // grace too short for a replay to write its report.
 func (g *generator) observesReplays() bool {
 	for _, sv := range g.sc.Servers {
-		if sv.Replay != "" && (!sv.Stdio || !g.timed) {
+		if sv.Replay != "" && (!sv.Stdio || g.mode == untimed) {
 			return true
 		}
 	}

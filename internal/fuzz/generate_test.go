@@ -103,7 +103,8 @@ func TestPrewarmIsFollowed(t *testing.T) {
 // draws each of the values where implementations are known to differ.
 func TestGeneratorReachesTheEdges(t *testing.T) {
 	want := map[string]func(sc *suite.Scenario, text string) bool{
-		"a barrier (timed sequences)":  func(sc *suite.Scenario, _ string) bool { return sc.Env["MCPPARITY_TIME_SCALE"] != "" },
+		"a barrier":                    func(sc *suite.Scenario, _ string) bool { return sc.Servers["b1"].Barrier != "" },
+		"a held handshake, launched":   func(sc *suite.Scenario, _ string) bool { return sc.Servers["h2"].Launcher == "npx.cmd.exe" },
 		"a live gen server over stdio": func(sc *suite.Scenario, _ string) bool { _, ok := sc.Servers["gstdio"]; return ok },
 		"a replay with faults":         func(sc *suite.Scenario, _ string) bool { return len(sc.Servers["rsse"].Faults) > 0 },
 		"an output of exactly the cap": func(_ *suite.Scenario, text string) bool { return strings.Contains(text, `\"repeat\":11999`) },

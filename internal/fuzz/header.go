@@ -3,38 +3,78 @@ package fuzz
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
-// barrierKinds are the servers of a timed sequence: replays that answer
-// their first initialize only once all three got theirs (P8.1, P16.2,
-// H4.4: a target that connects them one after the other waits out the
-// first one's deadline).
-var barrierKinds = map[string]string{"b1": "rsse", "b2": "rjson", "b3": "rsse"}
+// Modes of a sequence: untimed, or timed where the outcome of its first
+// connections is decided by the time scale alone.
+const (
+	untimed = iota
+	// barrier: three replays answer their first initialize only once all
+	// three got theirs (P8.1, P16.2, H4.4): a target that connects them
+	// one after the other waits out the first one's deadline. Scale 0.1:
+	// 2 s of handshake, which parallel connections never reach.
+	barrier
+	// deadline: stdio replays that never answer initialize, some started
+	// through a launcher (P3, P4): every attempt times out, after 40 ms or,
+	// for a launcher, 360 ms (scale 0.002), and the text says which.
+	deadline
+)
+
+// timedKinds are the kinds of a timed sequence's three servers, named
+// timedPrefix and their rank ("b1", "h2").
+var (
+	timedKinds  = map[int][]string{barrier: {"rsse", "rjson", "rsse"}, deadline: {"rstdio", "rstdio", "rstdio"}}
+	timedPrefix = map[int]string{barrier: "b", deadline: "h"}
+)
+
+// timedServer is the name and kind of a timed sequence's server i.
+func (g *generator) timedServer(i int) (string, string) {
+	return timedPrefix[g.mode] + strconv.Itoa(i+1), timedKinds[g.mode][i]
+}
+
+var timeScales = map[int]string{barrier: "0.1", deadline: "0.002"}
+
+// launcherNames are what a held replay may be started as (P3.2): the
+// launchers in every form and names that only look like them.
+var launcherNames = []string{"", "npx", "NPX.EXE", "npx.cmd", "npx.cmd.exe", "UVX", "uvx.exe", "Npx.Cmd",
+	"npx-wrapper", "npx.exe.cmd", "uv"}
 
 // header draws the scenario's servers, environment and seeded store, and
-// for a timed sequence the step that connects its barrier.
+// for a timed sequence the step that makes its first connections.
 func (g *generator) header(h *stream, ks map[string]*kind) {
-	g.timed = h.chance(20)
+	g.mode = h.pick(15, 3, 2)
 	g.sc.HideCommands = []string{"npx", "uvx", "uv"}
 	g.sc.Env = map[string]string{"PATH": "{workspace}/bin:{path}"}
-	if g.timed {
-		// Stdio servers stay out: the close grace, scaled, would be too
-		// short for a replay to write its report.
-		g.sc.Env["MCPPARITY_TIME_SCALE"] = TimeScale
-		for _, name := range sortedKeys(barrierKinds) {
-			spec := ks[barrierKinds[name]].spec
-			spec.Barrier = "connect"
-			g.sc.Servers[name], g.m.kinds[name] = spec, ks[barrierKinds[name]]
+	if g.mode != untimed {
+		g.sc.Env["MCPPARITY_TIME_SCALE"] = timeScales[g.mode]
+	}
+	for i := range 3 {
+		launcher := oneOf(h, launcherNames) // drawn in every sequence
+		if g.mode == untimed {
+			continue
 		}
+		name, kind := g.timedServer(i)
+		k := ks[kind]
+		spec := k.spec
+		if g.mode == barrier {
+			spec.Barrier = "connect"
+		} else {
+			spec.Holds, spec.Launcher = []string{"initialize"}, launcher
+		}
+		g.sc.Servers[name], g.m.kinds[name] = spec, k
 	}
 	// Each kind draws all its choices, taken or not, so that the shrinker
-	// dropping one leaves the others' choices where they were.
+	// dropping one leaves the others' choices where they were. A timed
+	// sequence has none but its own: a stdio server's close grace, scaled,
+	// is too short for a replay to write its report, and a deadline of 40
+	// ms too short for a real handshake.
 	for _, name := range kindNames {
 		k := ks[name]
 		include, faulty, faults := h.chance(55), h.chance(30), oneOf(h, toolFaults)
-		if g.timed && k.stdio || !include {
+		if g.mode == deadline || g.mode == barrier && k.stdio || !include {
 			continue
 		}
 		spec := k.spec
@@ -48,7 +88,7 @@ func (g *generator) header(h *stream, ks map[string]*kind) {
 		g.sc.Launchers = oneOf(h, [][]string{{"npx"}, {"uvx"}, {"npx", "uvx"}})
 	}
 	g.seed(h)
-	if g.timed {
+	if g.mode != untimed {
 		g.prelude(h)
 	}
 }
@@ -58,13 +98,19 @@ func (g *generator) header(h *stream, ks map[string]*kind) {
 // hidden tools), and now and then a store only partly readable (C8.4).
 func (g *generator) seed(h *stream) {
 	obj := map[string]any{}
-	for _, spec := range sortedKeys(barrierKinds) {
+	for i := range 3 {
 		name := h.name() // drawn in every sequence, as the kinds' choices
-		if g.timed {
-			name = g.m.unique(name, spec)
-			obj[name] = map[string]any{"url": "{url:" + spec + "}"}
-			g.m.servers[name] = &configured{spec: spec, enabled: true}
+		if g.mode == untimed {
+			continue
 		}
+		spec, _ := g.timedServer(i)
+		name = g.m.unique(name, spec)
+		if g.mode == barrier {
+			obj[name] = map[string]any{"url": "{url:" + spec + "}"}
+		} else {
+			obj[name] = map[string]any{"command": "{cmd:" + spec + "}", "args": []string{"{args:" + spec + "}"}}
+		}
+		g.m.servers[name] = &configured{spec: spec, enabled: true}
 	}
 	for n := h.pick(4, 3, 3, 2, 1); n > 0; n-- {
 		b := g.binding(h, false)
@@ -130,7 +176,11 @@ func caseVariant(h *stream, entry map[string]any) map[string]any {
 // prelude is a timed sequence's first step: one that connects every
 // server, by the tools route, the status, a prewarm, or a change.
 func (g *generator) prelude(h *stream) {
-	switch h.pick(4, 3, 2, 1) {
+	kind := h.pick(4, 3, 2, 1)
+	if g.mode == deadline {
+		kind = 1
+	}
+	switch kind {
 	case 0:
 		g.add(toolsStep("{}"))
 	case 1:

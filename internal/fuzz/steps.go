@@ -234,7 +234,7 @@ func (g *generator) deleteUnit(s *stream) {
 
 // observeStore observes the store after a change now and then.
 func (g *generator) observeStore(s *stream, st suite.Step) suite.Step {
-	if s.chance(45) {
+	if s.chance(30) {
 		st.Store = true
 		st.Rules = append(st.Rules, "C8.1")
 	}

@@ -129,6 +129,7 @@ func TestBadArguments(t *testing.T) {
 		{"mutate-merge --json x", "no report given"},
 		{"mutate --shard 3/2", ""},
 		{"mutate --coverage maybe", `--coverage "maybe": want on, off or auto`},
+		{"fuzz --steps 0", "--steps, --parallel and --shrink must be at least 1"},
 	} {
 		args := strings.Fields(c.args)
 		code, out, errs := run(args...)

@@ -61,6 +61,7 @@ func runFuzz(ctx context.Context, c *call) int {
 	}
 	var written *fuzz.Written
 	if f := rep.Finding; f != nil {
+		f.Shrunk.Scenario.Description = fuzz.Describe(f, name)
 		w, err := fuzz.Write(*suiteDir, f.Shrunk.Scenario, f.Outcome.Golden)
 		if err != nil {
 			return c.fail(exitCannotRun, err)
