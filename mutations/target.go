@@ -41,6 +41,8 @@ type TargetConfig struct {
 	Progress io.Writer
 	// IDs selects mutants or rules (empty: all).
 	IDs []string
+	// CheckArgs are check's arguments (nil: "check"), e.g. with --suite.
+	CheckArgs []string
 }
 
 // buildTimeout bounds one build of a copy of the target.
@@ -88,7 +90,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	if cfg.Multiplier <= 0 {
 		cfg.Multiplier = 3
 	}
-	r, err := NewRunner(Config{Root: cfg.Dir, Harness: cfg.Harness})
+	r, err := NewRunner(Config{Root: cfg.Dir, Harness: cfg.Harness, CheckArgs: cfg.CheckArgs})
 	if err != nil {
 		return nil, err
 	}
