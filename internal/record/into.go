@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // Recorded is what Into wrote.
@@ -27,9 +29,9 @@ type Recorded struct {
 
 // Into records r into its suite folder: the fixture (replaced only once
 // the recording succeeded), the call script, and the starting scenario.
-// That scenario is written when there is none, and rewritten when it is
-// still what record wrote from the previous fixture and script; an edited
-// one is kept.
+// That scenario is written when there is none, and rewritten while it is
+// as record wrote it (from the stored fixture, for the calls it makes);
+// an edited one is kept.
 func Into(ctx context.Context, r SuiteRecording, harness []string) (*Recorded, error) {
 	return into(r, func(path string) (*fixtures.Fixture, error) { return recordTo(ctx, r, path, harness) })
 }
@@ -57,12 +59,13 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 		return nil, err
 	}
 	out.Scenario = path
-	var current, previous []byte
+	var current []byte
+	written := false // the scenario is as record wrote it
 	if exists {
 		if current, err = os.ReadFile(path); err != nil {
 			return nil, err
 		}
-		previous = previousScenario(r)
+		written = asWritten(r, current)
 	}
 	fx, err := write(out.Fixture)
 	if err != nil {
@@ -79,7 +82,7 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 	switch {
 	case exists && bytes.Equal(current, fresh):
 		out.ScenarioState = "unchanged"
-	case exists && !bytes.Equal(current, previous):
+	case exists && !written:
 		out.ScenarioState = "kept"
 	default:
 		out.ScenarioState = "wrote"
@@ -88,24 +91,50 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 	return out, err
 }
 
-// previousScenario is the starting scenario record would have written
-// from the suite's fixture and call script before this recording (nil
-// when either is missing).
-func previousScenario(r SuiteRecording) []byte {
-	script, err := ReadScript(r.Dir, r.Name)
-	if err != nil {
-		return nil
+// asWritten reports whether current is a starting scenario as record
+// writes it for r's server, from the suite's stored fixture and some
+// calls: those its call steps make.
+func asWritten(r SuiteRecording, current []byte) bool {
+	var s suite.Scenario
+	if err := json.Unmarshal(current, &s); err != nil {
+		return false
 	}
-	old := SuiteRecording{Dir: r.Dir, Name: r.Name, Script: *script}
-	fx, _, err := fixtures.Find(old.Fixture(), filepath.Join(r.Dir, "fixtures"))
+	sv, ok := s.Servers[r.Name]
+	if !ok {
+		return false
+	}
+	fx, _, err := fixtures.Find(sv.Replay, filepath.Join(r.Dir, "fixtures"))
 	if err != nil {
-		return nil
+		return false
+	}
+	old := SuiteRecording{Dir: r.Dir, Name: r.Name, Script: SuiteScript{Calls: callsOf(s.Steps)}}
+	if fx.Manifest.Transport == fixtures.TransportHTTP {
+		old.Script.Upstream = "http" // only its kind matters: the fixture's name
 	}
 	data, err := EncodeStartingScenario(old, fx)
-	if err != nil {
-		return nil
+	return err == nil && bytes.Equal(data, current)
+}
+
+// callsOf reads back the calls of a starting scenario's steps: the tool
+// from the step's name ("call echo", "call echo (2)"), its arguments from
+// the body.
+func callsOf(steps []suite.Step) []Call {
+	var calls []Call
+	for _, st := range steps {
+		tool, ok := strings.CutPrefix(st.Name, "call ")
+		if !ok || st.Path != callPath {
+			continue
+		}
+		if i := strings.LastIndex(tool, " ("); i > 0 && strings.HasSuffix(tool, ")") {
+			tool = tool[:i]
+		}
+		var body struct {
+			Args map[string]any `json:"args"`
+		}
+		_ = json.Unmarshal(st.Body, &body)
+		calls = append(calls, Call{Tool: tool, Args: body.Args})
 	}
-	return data
+	return calls
 }
 
 // recordTo records r into a temporary folder, then moves the fixture to

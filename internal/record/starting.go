@@ -53,11 +53,14 @@ func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*suite.Scenario, 
 		if seen[c.Tool]++; seen[c.Tool] > 1 {
 			step += " (" + strconv.Itoa(seen[c.Tool]) + ")"
 		}
-		s.Steps = append(s.Steps, suite.Step{Name: step, Rules: []string{"P11.1"}, Method: "POST", Path: "/internal/facade/v1/mcp/call", Body: body})
+		s.Steps = append(s.Steps, suite.Step{Name: step, Rules: []string{"P11.1"}, Method: "POST", Path: callPath, Body: body})
 	}
 	s.Steps = append(s.Steps, suite.Step{Name: "replays", Rules: replaysRules, Replays: true})
 	return s, nil
 }
+
+// callPath is the contract's route of a call.
+const callPath = "/internal/facade/v1/mcp/call"
 
 func orEmpty(args map[string]any) map[string]any {
 	if args == nil {
