@@ -74,7 +74,9 @@ func TestInitSuiteWithTheBinaryAlone(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("init-suite: exit %d\n%s", code, out)
 	}
-	t.Logf("init-suite without --copy:\n%s", out)
+	if _, err := exec.LookPath("npx"); err == nil && (!strings.Contains(out, "recording npx -y") || strings.Contains(out, "copying the embedded recording")) {
+		t.Errorf("init-suite with npx on PATH did not record server-everything:\n%s", out)
+	}
 	if code, out = runIn(t, work, bin, "init-suite", "copied"); code != 2 || !strings.Contains(out, "is not empty") {
 		t.Errorf("init-suite into a suite: exit %d\n%s", code, out)
 	}

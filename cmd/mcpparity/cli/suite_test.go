@@ -175,28 +175,7 @@ func TestRecordIntoSuite(t *testing.T) {
 	if code, out, errs = run("check", "--suite", dir, "--no-builtin"); code != 0 || !strings.Contains(out, "pass     parity:01-sdk") || !strings.Contains(out, "pass     parity:02-web") {
 		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs = run("record", "--check", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "the suite's 1 fixture(s) match a fresh recording") {
-		t.Fatalf("record --check: exit %d\n%s%s", code, out, errs)
-	}
-	fixture := filepath.Join(dir, "fixtures", "sdk", "stdio.json")
-	data, _ = os.ReadFile(fixture)
-	if err := os.WriteFile(fixture, []byte(strings.Replace(string(data), `"mcpparity-sdk-server"`, `"Mcpparity-sdk-server"`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, _ = run("record", "--check", "--suite", dir, "--name", "sdk"); code != 1 || !strings.Contains(out, "drift in "+fixture) || !strings.Contains(out, `"Mcpparity-sdk-server"`) {
-		t.Errorf("record --check after a changed byte: exit %d\n%s", code, out)
-	}
-	data, _ = os.ReadFile(scenario)
-	edited := strings.Replace(string(data), `"description": "`, `"description": "Edited. `, 1)
-	if err := os.WriteFile(scenario, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, _ = run("record", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "scenario "+scenario+": kept: edited") {
-		t.Errorf("record after an edit: exit %d\n%s", code, out)
-	}
-	if data, _ := os.ReadFile(scenario); string(data) != edited {
-		t.Error("an edited scenario was rewritten")
-	}
+	recordDriftAndEdits(t, dir, scenario)
 	for _, args := range [][]string{
 		{"record", "--suite", dir, "--upstream-cmd", upstream},
 		{"record", "--suite", dir, "--name", "Bad Name", "--upstream-cmd", upstream},
@@ -207,5 +186,33 @@ func TestRecordIntoSuite(t *testing.T) {
 		if code, out, errs := run(args...); code != 2 || out != "" || errs == "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %s", args, code, out, errs)
 		}
+	}
+}
+
+// recordDriftAndEdits: record --check finds a changed byte of the
+// suite's sdk recording; an edited starting scenario is kept.
+func recordDriftAndEdits(t *testing.T, dir, scenario string) {
+	t.Helper()
+	if code, out, errs := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "the suite's 1 fixture(s) match a fresh recording") {
+		t.Fatalf("record --check: exit %d\n%s%s", code, out, errs)
+	}
+	fixture := filepath.Join(dir, "fixtures", "sdk", "stdio.json")
+	data, _ := os.ReadFile(fixture)
+	if err := os.WriteFile(fixture, []byte(strings.Replace(string(data), `"mcpparity-sdk-server"`, `"Mcpparity-sdk-server"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 1 || !strings.Contains(out, "drift in "+fixture) || !strings.Contains(out, `"Mcpparity-sdk-server"`) {
+		t.Errorf("record --check after a changed byte: exit %d\n%s", code, out)
+	}
+	data, _ = os.ReadFile(scenario)
+	edited := strings.Replace(string(data), `"description": "`, `"description": "Edited. `, 1)
+	if err := os.WriteFile(scenario, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run("record", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "scenario "+scenario+": kept: edited") {
+		t.Errorf("record after an edit: exit %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(scenario); string(data) != edited {
+		t.Error("an edited scenario was rewritten")
 	}
 }

@@ -14,7 +14,7 @@ type suiteFlags struct {
 	noBuiltin *bool
 }
 
-const suiteUsage = "a suite `folder` (scenarios/, golden/, fixtures/), repeatable: [NAME=]DIR; its scenarios are named NAME:SCENARIO (NAME: the folder's base name)"
+const suiteUsage = "a suite `folder` (scenarios/, golden/, fixtures/), repeatable: [NAME=]DIR; its scenarios are named NAME:SCENARIO, NAME by default the folder's base name"
 
 // declareSuiteFlags declares --suite, and --no-builtin when builtin.
 func declareSuiteFlags(fs *flag.FlagSet, builtin bool) *suiteFlags {
