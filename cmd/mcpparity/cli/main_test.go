@@ -23,7 +23,12 @@ func TestMain(m *testing.M) {
 	if code, ran := RunIfSubcommand(os.Args[1:]); ran {
 		os.Exit(code)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if builtDir != "" {
+			os.RemoveAll(builtDir)
+		}
+		os.Exit(code)
+	}))
 }
 
 // dispatch runs a command line in process, on an empty stdin.
@@ -126,7 +131,7 @@ func TestServeRef(t *testing.T) {
 		status             int
 		contains           string
 	}{
-		{"GET", "/api/mcp", "", 200, `"servers":[]`},
+		{"GET", "/api/mcp", "", 200, `"servers":null`},
 		{"GET", "/api/mcp/catalog", "", 200, `"id":"filesystem"`},
 		{"POST", "/api/mcp/save", `{"name":"gone","command":"mcpparity-missing-server"}`, 200, `executable file not found`},
 		{"POST", "/api/mcp/toggle", `{"name":"gone","on":false}`, 200, `"enabled":false`},
