@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,9 +11,10 @@ import (
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
-// cutMask is where a call whose stream was cut on both attempts reads
-// the target's own transport text (P10.5).
-var cutMask = map[string]string{"body.output": `[erreur MCP] calling "tools/call": `}
+// faultMask is where a call whose attempts both met a fault (a stream
+// cut, a session expired) reads the transport's own text past its prefix
+// (P10.5): the target's stack's words, a session id.
+var faultMask = map[string]string{"body.output": `[erreur MCP] calling "tools/call": `}
 
 // callUnit calls a tool of a configured server (its hidden ones too) with
 // arguments a replay answers or a gen server's description, or a name
@@ -43,11 +45,7 @@ func (g *generator) callUnit(s *stream) {
 		tool = oneOf(s, k.tools)
 		args, cw, rules = g.genArgs(s)
 	}
-	st := g.callStep(s, impl.ExposedName(server, tool), args, cw, rules)
-	if g.cutting[spec] {
-		st.Masks = cutMask
-	}
-	g.add(st)
+	g.add(g.callStep(s, impl.ExposedName(server, tool), args, cw, rules))
 }
 
 // callStep is a call of exposed with args and contextWindow ("" absent).
@@ -59,8 +57,24 @@ func (g *generator) callStep(s *stream, exposed, args, cw string, rules []string
 	if cw != "" {
 		ms = append(ms, member{"contextWindow", cw})
 	}
-	return withBody(suite.Step{Name: "call " + quote(exposed), Rules: rules, Method: "POST",
+	st := withBody(suite.Step{Name: "call " + quote(exposed), Rules: rules, Method: "POST",
 		Path: "/internal/facade/v1/mcp/call"}, s.object(ms))
+	if g.reachesFaults(exposed) {
+		st.Masks = faultMask
+	}
+	return st
+}
+
+// reachesFaults reports whether a configured server exposing this name
+// (an unknown name may be one by chance) has faults on its calls.
+func (g *generator) reachesFaults(exposed string) bool {
+	for _, name := range g.m.names() {
+		spec := g.m.servers[name].spec
+		if g.faulty[spec] && slices.Contains(g.m.exposed(name, spec), exposed) {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownCall calls a name no registry holds, with arguments made for the

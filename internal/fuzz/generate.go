@@ -28,8 +28,8 @@ type generator struct {
 	sc   *suite.Scenario
 	m    *model
 	mode int
-	// cutting are the scenario servers whose faults cut streams.
-	cutting map[string]bool
+	// faulty are the scenario servers with faults on their calls.
+	faulty map[string]bool
 }
 
 // FromSeed generates a sequence of units (groups of steps) from seed.
@@ -79,7 +79,7 @@ func generate(part func(int) *stream, units int, name string) (*Program, error) 
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{sc: &suite.Scenario{Name: name, Servers: map[string]suite.ServerSpec{}}, cutting: map[string]bool{}}
+	g := &generator{sc: &suite.Scenario{Name: name, Servers: map[string]suite.ServerSpec{}}, faulty: map[string]bool{}}
 	g.m = newModel(map[string]*kind{})
 	p := &Program{Scenario: g.sc}
 	h := part(-1)

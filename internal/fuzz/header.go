@@ -80,7 +80,7 @@ func (g *generator) header(h *stream, ks map[string]*kind) {
 		spec := k.spec
 		if k.faulty && faulty {
 			spec.Faults = faults
-			g.cutting[name] = cuts(faults)
+			g.faulty[name] = true
 		}
 		g.sc.Servers[name], g.m.kinds[name] = spec, k
 	}

@@ -105,14 +105,3 @@ var toolFaults = [][]string{
 	{"cut-stream:tools/call#1", "cut-stream:tools/call#2"},
 	{"cut-stream:tools/call#1", "session-expired:3"},
 }
-
-// cuts reports whether faults cut a stream (a call's output is then a
-// transport text of the target's stack past its prefix).
-func cuts(faults []string) bool {
-	for _, f := range faults {
-		if len(f) > 10 && f[:10] == "cut-stream" {
-			return true
-		}
-	}
-	return false
-}

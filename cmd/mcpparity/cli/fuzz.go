@@ -59,15 +59,21 @@ func runFuzz(ctx context.Context, c *call) int {
 	if err != nil {
 		return c.fail(exitCannotRun, err)
 	}
+	return c.fuzzOutcome(rep, name, *suiteDir, *target, *targetFile, outs)
+}
+
+// fuzzOutcome writes a run's finding into the suite folder, says what it
+// found, writes the JSON report and returns the exit code.
+func (c *call) fuzzOutcome(rep *fuzz.Report, name, suiteDir, target, targetFile string, outs *outputFiles) int {
 	var written *fuzz.Written
 	if f := rep.Finding; f != nil {
 		f.Shrunk.Scenario.Description = fuzz.Describe(f, name)
-		w, err := fuzz.Write(*suiteDir, f.Shrunk.Scenario, f.Outcome.Golden)
+		w, err := fuzz.Write(suiteDir, f.Shrunk.Scenario, f.Outcome.Golden)
 		if err != nil {
 			return c.fail(exitCannotRun, err)
 		}
 		written = &w
-		printFinding(c.stdout, f, w, *target, *targetFile)
+		printFinding(c.stdout, f, w, target, targetFile)
 	} else {
 		fmt.Fprintln(c.stdout, "no divergence found")
 	}
