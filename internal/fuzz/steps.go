@@ -95,7 +95,7 @@ func (g *generator) saveUnit(s *stream) {
 	raw, rules := g.saveName(s)
 	b := g.binding(s, true)
 	trimmed := strings.TrimSpace(raw)
-	refused := len(rules) > 0 && (rules[0] == "C4.2" || rules[0] == "C4.3")
+	refused := trimmed == "" || strings.Contains(trimmed, "__") // C4.2, C4.3: the name's checks first
 	if !refused && b.refusal == "" {
 		if u := g.m.unique(trimmed, b.spec); u != trimmed {
 			raw, trimmed = u, u
@@ -114,8 +114,16 @@ func (g *generator) saveUnit(s *stream) {
 	case 3:
 		body["enabled"] = nil // C4.6: null is true
 	}
+	switch {
+	case trimmed == "":
+		rules = append(rules, "C4.2")
+	case strings.Contains(trimmed, "__"):
+		rules = append(rules, "C4.3")
+	case b.refusal != "":
+		rules = append(rules, b.refusal)
+	}
 	if b.refusal != "" {
-		rules = append(rules, b.refusal, "C4.5")
+		rules = append(rules, "C4.5")
 	}
 	if !refused && b.refusal == "" {
 		g.m.servers[trimmed] = &configured{spec: b.spec, enabled: enabled}
@@ -133,7 +141,7 @@ func (g *generator) saveName(s *stream) (string, []string) {
 			return s.padGo(name), []string{"C4.1", "C4.6"}
 		}
 	case 2:
-		return oneOf(s, []string{"", " ", "\u3000\t", "\u0085", "\u2028 "}), []string{"C4.2", "C4.1"}
+		return oneOf(s, []string{"", " ", "\u3000\t", "\u0085", "\u2028 "}), []string{"C4.1"}
 	case 3:
 		r := []rune(s.name())
 		at := []int{0, len(r) / 2, len(r)}[s.intn(3)]
@@ -141,7 +149,7 @@ func (g *generator) saveName(s *stream) (string, []string) {
 		if strings.TrimSpace(w) == "" || !strings.Contains(strings.TrimSpace(w), "__") {
 			w = "a__b"
 		}
-		return w, []string{"C4.3"}
+		return w, nil
 	}
 	return s.pad(s.name()), []string{"C4.1"}
 }
