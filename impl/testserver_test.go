@@ -187,7 +187,7 @@ func (o testServerOptions) middleware(next mcp.MethodHandler) mcp.MethodHandler 
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		hook := map[string]func(context.Context) error{"initialize": o.BeforeInitialize, "tools/list": o.BeforeListTools}[method]
 		if hook != nil {
-			if err := hook(ctx); err != nil {
+			if err := o.runHook(ctx, hook); err != nil {
 				return nil, err
 			}
 		}
@@ -206,6 +206,24 @@ func (o testServerOptions) middleware(next mcp.MethodHandler) mcp.MethodHandler 
 		}
 		return res, err
 	}
+}
+
+// runHook runs hook with a context that also ends when Stop closes: an
+// in-process server's handler is not cancelled when its client gives up,
+// and its session does not close while the handler runs.
+func (o testServerOptions) runHook(ctx context.Context, hook func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Stop != nil {
+		go func() {
+			select {
+			case <-o.Stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return hook(ctx)
 }
 
 // addStdioTools adds the tools of a server in a process of its own.
