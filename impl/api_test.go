@@ -33,6 +33,7 @@ const (
 	textEmpty    = "nom de serveur vide"
 	textReserved = "le nom ne peut pas contenir '__' (réservé au namespacing des outils)"
 	textMissing  = `exec: "mcpparity-missing-binary": executable file not found in $PATH`
+	textUnknown  = "[erreur] outil MCP inconnu ou serveur non connecté: "
 )
 
 // Bodies of the contract, decoded for comparison.

@@ -26,7 +26,7 @@ func TestP7_3_CallNeverConnects(t *testing.T) {
 	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}, "s": f.stdio(nil)})
 	p := f.Pool()
 	for _, name := range []string{"mcp__h__echo", "mcp__s__echo"} {
-		if got := p.Call(ctx(t), name, map[string]any{"text": "x"}, 0).Output; got != UnknownToolPrefix+name {
+		if got := p.Call(ctx(t), name, map[string]any{"text": "x"}, 0).Output; got != textUnknown+name {
 			t.Errorf("P7.3 call before any status: %q", got)
 		}
 	}
@@ -58,14 +58,14 @@ func TestC7_1_RegistryFollowsInvalidation(t *testing.T) {
 		starts int
 	}{
 		{"connected", func() {}, "x", "x", 2},
-		{"C7.1 toggle off", func() { _ = p.Toggle("a", false) }, UnknownToolPrefix + "mcp__a__echo", "x", 2},
-		{"C7.1 toggle on: unknown until connected", func() { _ = p.Toggle("a", true) }, UnknownToolPrefix + "mcp__a__echo", "x", 2},
+		{"C7.1 toggle off", func() { _ = p.Toggle("a", false) }, textUnknown + "mcp__a__echo", "x", 2},
+		{"C7.1 toggle on: unknown until connected", func() { _ = p.Toggle("a", true) }, textUnknown + "mcp__a__echo", "x", 2},
 		{"connected again", func() { f.status() }, "x", "x", 3},
-		{"C7.1 tool hidden: invalidated too", func() { _ = p.SetTool("a", "echo", false) }, UnknownToolPrefix + "mcp__a__echo", "x", 3},
+		{"C7.1 tool hidden: invalidated too", func() { _ = p.SetTool("a", "echo", false) }, textUnknown + "mcp__a__echo", "x", 3},
 		{"P9.2 connected again, the hidden tool callable", func() { f.status() }, "x", "x", 4},
-		{"C7.1 test", func() { p.Test("a") }, UnknownToolPrefix + "mcp__a__echo", "x", 4},
-		{"C7.1 save", func() { f.status(); _ = p.Save(SaveRequest{Name: "a", URL: srv.URL}) }, UnknownToolPrefix + "mcp__a__echo", "x", 5},
-		{"C7.1 delete", func() { f.status(); _ = p.Delete("a") }, UnknownToolPrefix + "mcp__a__echo", "x", 6},
+		{"C7.1 test", func() { p.Test("a") }, textUnknown + "mcp__a__echo", "x", 4},
+		{"C7.1 save", func() { f.status(); _ = p.Save(SaveRequest{Name: "a", URL: srv.URL}) }, textUnknown + "mcp__a__echo", "x", 5},
+		{"C7.1 delete", func() { f.status(); _ = p.Delete("a") }, textUnknown + "mcp__a__echo", "x", 6},
 	}
 	for _, s := range steps {
 		s.do()
@@ -233,7 +233,7 @@ func TestP10_1_ReconnectionFails(t *testing.T) {
 	if st[0].Connected || !strings.Contains(st[0].Error, "gone for good") {
 		t.Errorf("P10.6 status after the failed reconnection: %+v", st[0])
 	}
-	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != UnknownToolPrefix+"mcp__h__echo" {
+	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != textUnknown+"mcp__h__echo" {
 		t.Errorf("P9.1 call after the failed reconnection: %q", got)
 	}
 	if n := inits.Load(); n != 2 {

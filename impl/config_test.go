@@ -512,7 +512,7 @@ func TestC8_5_PartialStore(t *testing.T) {
 	if code, raw := f.do("POST", FacadeToolsPath, `{}`); code != 200 || strings.Contains(raw, "mcp__c__") || !strings.Contains(raw, "mcp__a__echo") {
 		t.Errorf("C8.5 tools: %d %s, want a's tools alone", code, raw)
 	}
-	if got := f.Pool().Call(ctx(t), "mcp__c__echo", map[string]any{"text": "x"}, 0).Output; got != UnknownToolPrefix+"mcp__c__echo" {
+	if got := f.Pool().Call(ctx(t), "mcp__c__echo", map[string]any{"text": "x"}, 0).Output; got != textUnknown+"mcp__c__echo" {
 		t.Errorf("C8.5 call of an unread server: %q", got)
 	}
 	for _, path := range []string{"/api/mcp/toggle", "/api/mcp/tool", "/api/mcp/delete"} {

@@ -116,7 +116,7 @@ func TestP1_3_FailedAttemptKept(t *testing.T) {
 	if tools, _ := p.Tools(ctx(t)); len(tools) != 0 {
 		t.Errorf("P1.3 tools after a failed connection: %v", tools)
 	}
-	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != UnknownToolPrefix+"mcp__h__echo" {
+	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != textUnknown+"mcp__h__echo" {
 		t.Errorf("P1.3 call of a failed server = %q", got)
 	}
 	if n := inits.Load(); n != 1 {
@@ -287,7 +287,7 @@ func TestP5_HandshakeThenFirstPageOnly(t *testing.T) {
 			if diff := cmp.Diff(want, srv.rpcMethods()); diff != "" {
 				t.Errorf("P5.1 handshake (-want +got)\n%s", diff)
 			}
-			if got := f.Pool().Call(ctx(t), "mcp__h__fail", nil, 0).Output; got != UnknownToolPrefix+"mcp__h__fail" {
+			if got := f.Pool().Call(ctx(t), "mcp__h__fail", nil, 0).Output; got != textUnknown+"mcp__h__fail" {
 				t.Errorf("P5.2 a tool of the second page is unknown: %q", got)
 			}
 		})

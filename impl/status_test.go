@@ -141,7 +141,7 @@ func TestP16_4_ListToolsFailureKeepsTheSession(t *testing.T) {
 	if len(tools) != 0 || prompt != "" {
 		t.Errorf("P8.2 P14.1: a session without tools announced %v, prompt %q", tools, prompt)
 	}
-	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != UnknownToolPrefix+"mcp__h__echo" {
+	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != textUnknown+"mcp__h__echo" {
 		t.Errorf("P9.1 call after a failed tools/list: %q", got)
 	}
 	if n, l := srv.inits(), lists.Load(); n != 1 || l != 1 {
@@ -172,5 +172,19 @@ func TestP4_3_ListToolsDeadlineNotWorded(t *testing.T) {
 	}
 	if st[0].Error != "context deadline exceeded" {
 		t.Errorf("P4.3 error = %q, want the raw deadline", st[0].Error)
+	}
+}
+
+// TestC2_4_StoredCommandRunAsStored: a seeded command is run and shown as
+// stored, white space included (only a save trims).
+func TestC2_4_StoredCommandRunAsStored(t *testing.T) {
+	f := newFixture(t)
+	f.seedRaw(`{"padded":{"command":"  mcpparity-missing-binary "}}`)
+	st := f.status()
+	want := []ServerStatus{{Name: "padded", Transport: "stdio", Enabled: true, Tools: []string{}, Disabled: []string{},
+		Error:   `exec: "  mcpparity-missing-binary ": executable file not found in $PATH`,
+		Command: "  mcpparity-missing-binary "}}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("C2.4 status (-want +got)\n%s", diff)
 	}
 }

@@ -123,7 +123,7 @@ func TestP8_4_Schemas(t *testing.T) {
 func TestP9P13P15_CallRoute(t *testing.T) {
 	f, _ := toolsFixture(t)
 	f.status()
-	unknown := func(name string) string { return UnknownToolPrefix + name }
+	unknown := func(name string) string { return textUnknown + name }
 	tests := []struct {
 		name string
 		body string
