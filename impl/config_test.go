@@ -16,37 +16,78 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// TestC4toC8_Changes drives every configuration change through its route
-// and checks the answer and the bbolt file after it.
-func TestC4toC8_Changes(t *testing.T) {
-	shared := newFixture(t)
-	srv := shared.httpServer(false, testServerOptions{})
-	u := srv.URL
-	self := os.Args[0]
+// change is one configuration change through its route: the stored value
+// before it, the request, the answer and the stored value after it.
+type change struct {
+	name   string
+	seed   string // raw state/mcp before ("" for none)
+	path   string
+	body   func(f *fixture) string
+	status int
+	want   func(f *fixture) any // expected decoded answer
+	stored func(f *fixture) string
+}
 
-	// helperEnv is the env of a saved stdio server (its pid goes to f's
-	// starts file, so the fixture checks it is gone after the test).
-	helperEnv := func(f *fixture) map[string]string { return f.stdio(nil).Env }
-	reach := func(name string, c ServerStatus) ServerStatus {
-		c.Name, c.Transport, c.Enabled, c.Connected, c.URL = name, "http", true, true, u
-		c.Tools = httpTools
-		if c.Disabled == nil {
-			c.Disabled = []string{}
-		}
-		return c
+// changeWorld is what the change cases refer to: an http server any case
+// may connect (at u), and the test binary as a stdio command.
+type changeWorld struct{ u, self string }
+
+func newChangeWorld(t *testing.T) changeWorld {
+	shared := newFixture(t)
+	return changeWorld{u: shared.httpServer(false, testServerOptions{}).URL, self: os.Args[0]}
+}
+
+// seedA is one http server stored without an "enabled" key (C1).
+func (w changeWorld) seedA() string { return fmt.Sprintf(`{"a":{"url":%q}}`, w.u) }
+
+// reach is the status of a connected http server at w.u.
+func (w changeWorld) reach(name string, c ServerStatus) ServerStatus {
+	c.Name, c.Transport, c.Enabled, c.Connected, c.URL = name, "http", true, true, w.u
+	c.Tools = httpTools
+	if c.Disabled == nil {
+		c.Disabled = []string{}
 	}
-	type change struct {
-		name   string
-		seed   string // raw state/mcp before ("" for none)
-		path   string
-		body   func(f *fixture) string
-		status int
-		want   func(f *fixture) any // expected decoded answer
-		stored func(f *fixture) string
+	return c
+}
+
+// helperEnv is the env of a saved stdio server (its pid goes to f's starts
+// file, so the fixture checks it is gone after the test).
+func helperEnv(f *fixture) map[string]string { return f.stdio(nil).Env }
+
+func unchanged(seed string) func(*fixture) string { return func(*fixture) string { return seed } }
+
+// runChanges runs each change on a fresh fixture and checks the answer and
+// the bbolt file after it (C8).
+func runChanges(t *testing.T, changes []change) {
+	t.Helper()
+	for _, m := range changes {
+		t.Run(m.name, func(t *testing.T) {
+			f := newFixture(t)
+			if m.seed != "" {
+				f.seedRaw(m.seed)
+			}
+			code, body := f.do(http.MethodPost, m.path, m.body(f))
+			if code != m.status {
+				t.Errorf("status = %d, want %d (body %s)", code, m.status, body)
+			}
+			want := m.want(f)
+			if diff := cmp.Diff(want, decodeAs(t, body, want)); diff != "" {
+				t.Errorf("answer (-want +got)\n%s", diff)
+			}
+			// C8: the state read from the bbolt file itself.
+			if diff := cmp.Diff(m.stored(f), f.stored()); diff != "" {
+				t.Errorf("C8 stored state/mcp (-want +got)\n%s", diff)
+			}
+		})
 	}
-	unchanged := func(seed string) func(*fixture) string { return func(*fixture) string { return seed } }
-	seedA := fmt.Sprintf(`{"a":{"url":%q}}`, u) // C1: no "enabled" key
-	changes := []change{
+}
+
+// TestC4_SaveNew: a new server saved, command and url trimmed, the rest as
+// sent (C4.4), enabled by default (C4.6).
+func TestC4_SaveNew(t *testing.T) {
+	w := newChangeWorld(t)
+	u, self, reach := w.u, w.self, w.reach
+	runChanges(t, []change{
 		{
 			name: "C4 save new stdio", path: "/api/mcp/save",
 			body: func(f *fixture) string {
@@ -73,32 +114,6 @@ func TestC4toC8_Changes(t *testing.T) {
 			stored: func(*fixture) string {
 				return fmt.Sprintf(`{"remote":{"url":%q,"headers":{"Authorization":"Bearer t"},"enabled":true}}`, u)
 			},
-		},
-		{
-			name: "C4.6 save replaces a server whole: enabled, no hidden tools, no headers",
-			seed: fmt.Sprintf(`{"a":{"url":%q,"headers":{"H":"1"},"enabled":false,"disabledTools":["echo","fail"]}}`, u),
-			path: "/api/mcp/save", body: func(*fixture) string { return fmt.Sprintf(`{"name":"a","url":%q}`, u) },
-			status: 200,
-			want:   func(*fixture) any { return serversBody{OK: true, Servers: []ServerStatus{reach("a", ServerStatus{})}} },
-			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":true}}`, u) },
-		},
-		{
-			name: "C4.6 enabled null reads as absent",
-			seed: fmt.Sprintf(`{"a":{"url":%q,"enabled":false}}`, u),
-			path: "/api/mcp/save", body: func(*fixture) string { return fmt.Sprintf(`{"name":"a","url":%q,"enabled":null}`, u) },
-			status: 200,
-			want:   func(*fixture) any { return serversBody{OK: true, Servers: []ServerStatus{reach("a", ServerStatus{})}} },
-			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":true}}`, u) },
-		},
-		{
-			name: "C4.6 enabled false is saved as sent",
-			seed: fmt.Sprintf(`{"a":{"url":%q,"disabledTools":["echo"]}}`, u),
-			path: "/api/mcp/save", body: func(*fixture) string { return fmt.Sprintf(`{"name":"a","url":%q,"enabled":false}`, u) },
-			status: 200,
-			want: func(*fixture) any {
-				return serversBody{OK: true, Servers: []ServerStatus{{Name: "a", Transport: "http", Tools: []string{}, Disabled: []string{}, URL: u}}}
-			},
-			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":false}}`, u) },
 		},
 		{
 			name: "C4.4 command trimmed, args and env kept as sent", path: "/api/mcp/save",
@@ -133,6 +148,40 @@ func TestC4toC8_Changes(t *testing.T) {
 				return fmt.Sprintf(`{"remote":{"url":%q,"headers":{"X-Pad":" v "},"enabled":true}}`, u)
 			},
 		},
+	})
+}
+
+// TestC4_6_SaveReplacesWhole: a save replaces the server of its name whole.
+func TestC4_6_SaveReplacesWhole(t *testing.T) {
+	w := newChangeWorld(t)
+	u, reach := w.u, w.reach
+	runChanges(t, []change{
+		{
+			name: "C4.6 save replaces a server whole: enabled, no hidden tools, no headers",
+			seed: fmt.Sprintf(`{"a":{"url":%q,"headers":{"H":"1"},"enabled":false,"disabledTools":["echo","fail"]}}`, u),
+			path: "/api/mcp/save", body: func(*fixture) string { return fmt.Sprintf(`{"name":"a","url":%q}`, u) },
+			status: 200,
+			want:   func(*fixture) any { return serversBody{OK: true, Servers: []ServerStatus{reach("a", ServerStatus{})}} },
+			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":true}}`, u) },
+		},
+		{
+			name: "C4.6 enabled null reads as absent",
+			seed: fmt.Sprintf(`{"a":{"url":%q,"enabled":false}}`, u),
+			path: "/api/mcp/save", body: func(*fixture) string { return fmt.Sprintf(`{"name":"a","url":%q,"enabled":null}`, u) },
+			status: 200,
+			want:   func(*fixture) any { return serversBody{OK: true, Servers: []ServerStatus{reach("a", ServerStatus{})}} },
+			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":true}}`, u) },
+		},
+		{
+			name: "C4.6 enabled false is saved as sent",
+			seed: fmt.Sprintf(`{"a":{"url":%q,"disabledTools":["echo"]}}`, u),
+			path: "/api/mcp/save", body: func(*fixture) string { return fmt.Sprintf(`{"name":"a","url":%q,"enabled":false}`, u) },
+			status: 200,
+			want: func(*fixture) any {
+				return serversBody{OK: true, Servers: []ServerStatus{{Name: "a", Transport: "http", Tools: []string{}, Disabled: []string{}, URL: u}}}
+			},
+			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":false}}`, u) },
+		},
 		{
 			name: "C4 save with enabled given overrides the kept value",
 			seed: fmt.Sprintf(`{"a":{"url":%q,"enabled":false}}`, u),
@@ -141,6 +190,15 @@ func TestC4toC8_Changes(t *testing.T) {
 			want:   func(*fixture) any { return serversBody{OK: true, Servers: []ServerStatus{reach("a", ServerStatus{})}} },
 			stored: func(*fixture) string { return fmt.Sprintf(`{"a":{"url":%q,"enabled":true}}`, u) },
 		},
+	})
+}
+
+// TestC4_1_NameTrimmed: the name is trimmed of Unicode white space; a
+// single _ is allowed (C4.3).
+func TestC4_1_NameTrimmed(t *testing.T) {
+	w := newChangeWorld(t)
+	u, reach := w.u, w.reach
+	runChanges(t, []change{
 		{
 			name: "C4 save trims the name", path: "/api/mcp/save",
 			body:   func(*fixture) string { return fmt.Sprintf(`{"name":"  spaced \t","url":%q}`, u) },
@@ -168,6 +226,15 @@ func TestC4toC8_Changes(t *testing.T) {
 			},
 			stored: func(*fixture) string { return fmt.Sprintf(`{"_a_b_":{"url":%q,"enabled":true}}`, u) },
 		},
+	})
+}
+
+// TestC3C4_SaveRefused: a refused save changes nothing; the name's checks
+// come first (C4.5).
+func TestC3C4_SaveRefused(t *testing.T) {
+	w := newChangeWorld(t)
+	u, seedA := w.u, w.seedA()
+	runChanges(t, []change{
 		{
 			name: "C4 empty name", seed: seedA, path: "/api/mcp/save",
 			body:   func(*fixture) string { return fmt.Sprintf(`{"name":"   ","url":%q}`, u) },
@@ -208,6 +275,15 @@ func TestC4toC8_Changes(t *testing.T) {
 			body:   func(*fixture) string { return `{"name":"x","command":"  ","env":{"K":"V"}}` },
 			status: 400, want: func(*fixture) any { return ErrorBody{Error: textNeither} }, stored: unchanged(seedA),
 		},
+	})
+}
+
+// TestC5_DeleteAndToggle: delete and toggle, of known servers and of names
+// that are not configured (as sent, C5.1).
+func TestC5_DeleteAndToggle(t *testing.T) {
+	w := newChangeWorld(t)
+	u, seedA, reach := w.u, w.seedA(), w.reach
+	runChanges(t, []change{
 		{
 			name: "C5 delete", seed: fmt.Sprintf(`{"a":{"url":%q},"b":{"url":%q,"enabled":false}}`, u, u),
 			path: "/api/mcp/delete", body: func(*fixture) string { return `{"name":"a"}` },
@@ -255,6 +331,15 @@ func TestC4toC8_Changes(t *testing.T) {
 			body:   func(*fixture) string { return `{"name":"\u00a0a","tool":"echo","on":false}` },
 			status: 400, want: func(*fixture) any { return ErrorBody{Error: "serveur MCP inconnu: \u00a0a"} }, stored: unchanged(seedA),
 		},
+	})
+}
+
+// TestC6_ToolToggle: hiding and showing tools (C6), of an unknown server
+// too (C5).
+func TestC6_ToolToggle(t *testing.T) {
+	w := newChangeWorld(t)
+	u, seedA, reach := w.u, w.seedA(), w.reach
+	runChanges(t, []change{
 		{
 			name: "C6 tool off", seed: seedA, path: "/api/mcp/tool",
 			body:   func(*fixture) string { return `{"name":"a","tool":"echo","on":false}` },
@@ -310,27 +395,7 @@ func TestC4toC8_Changes(t *testing.T) {
 			body:   func(*fixture) string { return `{"name":"nope","tool":"echo","on":true}` },
 			status: 400, want: func(*fixture) any { return ErrorBody{Error: "serveur MCP inconnu: nope"} }, stored: unchanged(seedA),
 		},
-	}
-	for _, m := range changes {
-		t.Run(m.name, func(t *testing.T) {
-			f := newFixture(t)
-			if m.seed != "" {
-				f.seedRaw(m.seed)
-			}
-			code, body := f.do(http.MethodPost, m.path, m.body(f))
-			if code != m.status {
-				t.Errorf("status = %d, want %d (body %s)", code, m.status, body)
-			}
-			want := m.want(f)
-			if diff := cmp.Diff(want, decodeAs(t, body, want)); diff != "" {
-				t.Errorf("answer (-want +got)\n%s", diff)
-			}
-			// C8: the state read from the bbolt file itself.
-			if diff := cmp.Diff(m.stored(f), f.stored()); diff != "" {
-				t.Errorf("C8 stored state/mcp (-want +got)\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 // TestC7_ChangeInvalidates counts the sessions the server sees: every

@@ -146,6 +146,20 @@ func newTestServer(o testServerOptions) *mcp.Server {
 				return nil, errors.New("server stopping")
 			}
 		})
+	addSessionTools(s, o)
+	for name, res := range o.Extra {
+		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: schemaEmpty},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
+	}
+	if o.Stdio {
+		addStdioTools(s, o)
+	}
+	return s
+}
+
+// addSessionTools adds the tools that talk to the client or count their
+// calls: block_once and roots.
+func addSessionTools(s *mcp.Server, o testServerOptions) {
 	var blocked atomic.Bool
 	s.AddTool(&mcp.Tool{Name: "block_once", Description: "Waits until cancelled the first time, then answers.", InputSchema: schemaEmpty},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -171,14 +185,6 @@ func newTestServer(o testServerOptions) *mcp.Server {
 			}
 			return toolText(string(raw)), nil
 		})
-	for name, res := range o.Extra {
-		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: schemaEmpty},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
-	}
-	if o.Stdio {
-		addStdioTools(s, o)
-	}
-	return s
 }
 
 // middleware runs the hooks of o before initialize and tools/list, and
