@@ -46,6 +46,16 @@ func TestC1_EnabledDefaultsToTrue(t *testing.T) {
 			}
 		})
 	}
+	t.Run("C1.2 a disabled server written and read back stays disabled", func(t *testing.T) {
+		raw, err := json.Marshal(map[string]MCPServerConfig{"a": {URL: "u"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]MCPServerConfig
+		if err := json.Unmarshal(raw, &got); err != nil || got["a"].Enabled {
+			t.Errorf("%s read back as %+v (%v), want disabled", raw, got["a"], err)
+		}
+	})
 	t.Run("C1 inside the stored map", func(t *testing.T) {
 		var got map[string]MCPServerConfig
 		if err := json.Unmarshal([]byte(`{"a":{"command":"x"},"b":{"command":"y","enabled":false}}`), &got); err != nil {
