@@ -98,9 +98,10 @@ export class WatchedHttpTransport implements Transport {
   private readonly idle: (() => void)[] = [];
 
   /**
-   * close ends the session. A published one first lets the requests in
-   * flight end (within the close grace, as a stdio server gets it, P2),
-   * then ends the session on the server (DELETE, bounded by the grace).
+   * close ends the session. An established one (its initialize succeeded)
+   * first lets the requests in flight end (within the close grace, as a
+   * stdio server gets it, P2.4), then ends the session on the server
+   * (DELETE, P2.5, bounded by the grace).
    */
   async close(): Promise<void> {
     if (this.graceful) {
