@@ -62,7 +62,7 @@ type Finding struct {
 // Report is what a run did.
 type Report struct {
 	Seed      uint64
-	Sequences int // sequences run to their end
+	Sequences int // sequences run to their end (a diverging one included)
 	Steps     int // their steps
 	Elapsed   time.Duration
 	Finding   *Finding
@@ -159,14 +159,15 @@ func search(ctx context.Context, r *Runner, opt Options) (*Report, *Finding, err
 						failure = fmt.Errorf("sequence %d (seed %d): %w", i, s, err)
 					}
 					stop()
-				case f != nil:
-					if found == nil || f.Sequence < found.Sequence {
-						found = f
-					}
-					stop()
 				default:
 					rep.Sequences++
 					rep.Steps += steps
+					if f != nil && (found == nil || f.Sequence < found.Sequence) {
+						found = f
+					}
+					if f != nil {
+						stop()
+					}
 				}
 				mu.Unlock()
 			}
