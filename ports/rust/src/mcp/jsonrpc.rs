@@ -1,0 +1,78 @@
+//! JSON-RPC 2.0 messages: what the client writes (fields in the go-sdk's
+//! order) and what it reads.
+
+use super::McpError;
+use serde_json::{Map, Value};
+
+/// A request; `params` None writes none (tools/list, as the go-sdk).
+pub fn request(id: u64, method: &str, params: Option<Value>) -> Vec<u8> {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), "2.0".into());
+    m.insert("id".into(), id.into());
+    m.insert("method".into(), method.into());
+    if let Some(p) = params {
+        m.insert("params".into(), p);
+    }
+    serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
+}
+
+/// A notification.
+pub fn notification(method: &str, params: Value) -> Vec<u8> {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), "2.0".into());
+    m.insert("method".into(), method.into());
+    m.insert("params".into(), params);
+    serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
+}
+
+/// The answer to a server request: a result or an error.
+pub fn answer(id: &Value, outcome: Result<Value, (i64, String)>) -> Vec<u8> {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), "2.0".into());
+    m.insert("id".into(), id.clone());
+    match outcome {
+        Ok(r) => {
+            m.insert("result".into(), r);
+        }
+        Err((code, message)) => {
+            let mut e = Map::new();
+            e.insert("code".into(), code.into());
+            e.insert("message".into(), message.into());
+            m.insert("error".into(), Value::Object(e));
+        }
+    }
+    serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
+}
+
+/// A message the server sent.
+#[derive(Debug)]
+pub enum Incoming {
+    Response { id: Value, outcome: Result<Value, McpError> },
+    Request { id: Value, method: String },
+    Notification,
+}
+
+/// Reads one message; None when it is not a JSON-RPC message.
+pub fn parse(v: Value) -> Option<Incoming> {
+    let Value::Object(mut m) = v else { return None };
+    let id = m.remove("id");
+    match (m.remove("method"), id) {
+        (Some(Value::String(method)), Some(id)) if !id.is_null() => Some(Incoming::Request { id, method }),
+        (Some(_), _) => Some(Incoming::Notification),
+        (None, Some(id)) => {
+            let outcome = match m.remove("error") {
+                Some(e) if !e.is_null() => Err(McpError::Rpc(
+                    e.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                )),
+                _ => Ok(m.remove("result").unwrap_or(Value::Null)),
+            };
+            Some(Incoming::Response { id, outcome })
+        }
+        (None, None) => None,
+    }
+}
+
+/// True when `id` is the number `want`.
+pub fn id_is(id: &Value, want: u64) -> bool {
+    id.as_u64() == Some(want)
+}
