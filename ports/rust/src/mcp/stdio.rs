@@ -96,8 +96,13 @@ impl StdioConn {
     }
 
     /// P2.2: stdin closed, a grace for the server to exit, then the group
-    /// killed, whether its leader exited or not.
+    /// killed, whether its leader exited or not. Without grace (P2.1,
+    /// P2.3) the group is killed first: the server gets no chance to act
+    /// on the end of its input.
     pub async fn close(&self, grace: Duration) {
+        if grace.is_zero() && !mutant::on("RS-P2.3-stdin-first") {
+            self.kill();
+        }
         self.stdin.lock().await.take();
         let mut exited = self.exited.clone();
         let _ = tokio::time::timeout(grace, exited.wait_for(|e| *e)).await;

@@ -18,11 +18,15 @@ pub const CANCELLED: &str = "the connection attempt was cancelled: the server wa
 
 pub async fn connect(cfg: &Server, cancel: &CancellationToken) -> Outcome {
     let end = Instant::now() + time::handshake(&cfg.command);
+    if cancel.is_cancelled() && !mutant::on("RS-P2.1-opened-when-cancelled") {
+        return Outcome::Failed(CANCELLED.into());
+    }
     let session = match Session::open(cfg) {
         Ok(s) => Arc::new(s),
         Err(e) => return Outcome::Failed(e),
     };
     let init = tokio::select! {
+        biased;
         _ = cancel.cancelled() => Err(CANCELLED.to_string()),
         r = timeout_at(end, session.initialize()) => match r {
             Ok(r) => r,
@@ -36,11 +40,12 @@ pub async fn connect(cfg: &Server, cancel: &CancellationToken) -> Outcome {
     }
     let end = if mutant::on("RS-P3.1-list-unbounded") { end + Duration::from_secs(3600) } else { end };
     let listed = tokio::select! {
+        biased;
         _ = cancel.cancelled() => None,
         r = timeout_at(end, session.list_tools()) => Some(match r {
             Ok(r) => r,
             Err(_) if mutant::on("RS-P4.3-worded-list-deadline") => Err(time::deadline_text(&cfg.command)),
-            Err(_) => Err(format!("calling \"tools/list\": {}", TIMEOUT_TEXT)),
+            Err(_) => Err(TIMEOUT_TEXT.to_string()),
         }),
     };
     match listed {
