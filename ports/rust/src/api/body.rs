@@ -5,7 +5,7 @@ use super::reply;
 use crate::config::fold_eq;
 use crate::mutant;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::{Map, Value};
@@ -13,6 +13,9 @@ use std::collections::BTreeMap;
 
 pub const LIMIT: usize = 1 << 20;
 const TOO_LARGE: &str = "corps de requête trop volumineux";
+/// How much of a body past the limit is read before answering.
+const DRAIN_BYTES: usize = 64 << 20;
+const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
 type Refusal = Response<Full<Bytes>>;
 
@@ -20,18 +23,34 @@ type Refusal = Response<Full<Bytes>>;
 /// second value after the first, or a value that is no object, is refused.
 pub async fn read(req: Request<Incoming>) -> Result<Map<String, Value>, Refusal> {
     let limit = if mutant::on("RS-H1.5-limit-off-by-one") { LIMIT - 1 } else { LIMIT };
-    let declared = req.headers().get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > limit) {
-        return Err(reply::error(413, TOO_LARGE));
-    }
-    let bytes = match Limited::new(req.into_body(), limit).collect().await {
-        Ok(c) => c.to_bytes(),
-        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
-            return Err(reply::error(413, TOO_LARGE))
-        }
+    let bytes = match collect(req.into_body(), limit).await {
+        Ok(Some(b)) => b,
+        Ok(None) => return Err(reply::error(413, TOO_LARGE)),
         Err(e) => return Err(reply::error(400, &format!("lecture du corps: {}", e))),
     };
     decode(&bytes).map_err(|e| reply::error(400, &format!("JSON invalide: {}", e)))
+}
+
+/// The body, or None past `limit`. A body past the limit is still read to
+/// its end (bounded), so that the client, still sending, gets the answer.
+async fn collect(mut body: Incoming, limit: usize) -> Result<Option<Vec<u8>>, String> {
+    let mut buf = Vec::new();
+    let mut seen = 0usize;
+    let deadline = tokio::time::Instant::now() + DRAIN_TIME;
+    while seen <= DRAIN_BYTES {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) if seen > limit => break,
+            Err(_) => return Err("délai de lecture dépassé".into()),
+            Ok(None) => break,
+            Ok(Some(f)) => f.map_err(|e| e.to_string())?,
+        };
+        let Some(data) = frame.data_ref() else { continue };
+        seen += data.len();
+        if seen <= limit {
+            buf.extend_from_slice(data);
+        }
+    }
+    Ok((seen <= limit).then_some(buf))
 }
 
 fn decode(bytes: &[u8]) -> Result<Map<String, Value>, String> {
