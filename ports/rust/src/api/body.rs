@@ -28,7 +28,8 @@ pub async fn read(req: Request<Incoming>) -> Result<Map<String, Value>, Refusal>
         Ok(None) => return Err(reply::error(413, TOO_LARGE)),
         Err(e) => return Err(reply::error(400, &format!("lecture du corps: {}", e))),
     };
-    decode(&bytes).map_err(|e| reply::error(400, &format!("JSON invalide: {}", e)))
+    let status = if mutant::on("RS-H1.1-malformed-500") { 500 } else { 400 };
+    decode(&bytes).map_err(|e| reply::error(status, &format!("JSON invalide: {}", e)))
 }
 
 /// The body, or None past `limit`. A body past the limit is still read to
@@ -63,6 +64,7 @@ fn decode(bytes: &[u8]) -> Result<Map<String, Value>, String> {
         return Err("une seule valeur JSON est attendue".into());
     }
     match first {
+        Value::Null if mutant::on("RS-H2.1-null-body-refused") => Err("corps null".into()),
         Value::Null => Ok(Map::new()),
         Value::Object(m) => Ok(m),
         _ => Err("un objet JSON est attendu".into()),
@@ -86,6 +88,7 @@ pub fn boolean(m: &Map<String, Value>, name: &str) -> Result<Option<bool>, Strin
     match field(m, name) {
         None => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(Value::String(s)) if mutant::on("RS-H2.2-string-bool-accepted") => Ok(Some(s == "true")),
         Some(_) => Err(format!("'{}' doit être un booléen", name)),
     }
 }

@@ -5,6 +5,7 @@ pub mod body;
 pub mod reply;
 pub mod routes;
 
+use crate::mutant;
 use crate::pool::Pool;
 use bytes::Bytes;
 use http_body_util::Full;
@@ -57,9 +58,13 @@ async fn handle(pool: Arc<Pool>, req: Request<Incoming>) -> Response<Full<Bytes>
     let path = req.uri().path().to_string();
     let method = req.method().clone();
     let Some((_, want)) = ROUTES.iter().find(|(p, _)| *p == path) else {
-        return reply::error(404, &format!("route inconnue: {} {}", method, path));
+        let status = if mutant::on("RS-H1.4-unknown-route-400") { 400 } else { 404 };
+        return reply::error(status, &format!("route inconnue: {} {}", method, path));
     };
     if method != *want {
+        if mutant::on("RS-H1.3-wrong-method-500") {
+            return reply::error(500, &format!("méthode non autorisée: {}", method));
+        }
         return reply::not_allowed(&method, want);
     }
     if method == Method::GET {

@@ -34,15 +34,21 @@ async fn status_answer(pool: &Arc<Pool>) -> Answer {
 pub async fn post(pool: &Arc<Pool>, path: &str, b: Map<String, Value>) -> Answer {
     let res = match path {
         "/api/mcp/save" => save(pool, &b).await,
-        "/api/mcp/delete" => delete(pool, &b),
+        "/api/mcp/delete" => delete(pool, &b).await,
         "/api/mcp/toggle" => toggle(pool, &b).await,
         "/api/mcp/tool" => tool(pool, &b).await,
         "/api/mcp/test" => test(pool, &b).await,
         "/internal/facade/v1/mcp/tools" => {
             let (list, prompt) = tools::announce(pool).await;
+            let list = if list.is_empty() && mutant::on("RS-H4.2-null-tools") { Value::Null } else { json!(list) };
             Ok(reply::json(200, &json!({"ok": true, "tools": list, "prompt": prompt})))
         }
         "/internal/facade/v1/mcp/call" => call_route(pool, &b).await,
+        _ if mutant::on("RS-H4.4-prewarm-awaited") => {
+            let cfg = pool.config();
+            pool.connect_all(&cfg).await;
+            Ok(reply::json(200, &json!({"ok": true})))
+        }
         _ => {
             pool.prewarm();
             Ok(reply::json(202, &json!({"ok": true})))
@@ -98,7 +104,7 @@ fn unknown(name: &str) -> String {
     format!("serveur MCP inconnu: {}", name)
 }
 
-fn delete(pool: &Arc<Pool>, b: &Map<String, Value>) -> Result<Answer, String> {
+async fn delete(pool: &Arc<Pool>, b: &Map<String, Value>) -> Result<Answer, String> {
     let name = body::string(b, "name")?;
     let mut cfg = pool.config();
     let key = if mutant::on("RS-C5.1-trimmed") { text::trim(&name).to_string() } else { name.clone() };
@@ -107,6 +113,9 @@ fn delete(pool: &Arc<Pool>, b: &Map<String, Value>) -> Result<Answer, String> {
     }
     pool.save_config(&cfg).map_err(|e| format!("écriture de la configuration: {}", e))?;
     pool.invalidate(&key);
+    if mutant::on("RS-H4.1-delete-answers-status") {
+        return Ok(status_answer(pool).await);
+    }
     Ok(reply::json(200, &json!({"ok": true})))
 }
 

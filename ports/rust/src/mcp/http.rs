@@ -97,7 +97,8 @@ impl HttpConn {
                 h.insert(SESSION, v);
             }
         }
-        if let Some(p) = self.protocol.lock().unwrap().clone() {
+        let protocol = self.protocol.lock().unwrap().clone();
+        if let Some(p) = protocol.filter(|_| !mutant::on("RS-P6.5-no-protocol-header")) {
             if let Ok(v) = HeaderValue::from_str(&p) {
                 h.insert(PROTOCOL, v);
             }
@@ -157,6 +158,9 @@ impl HttpConn {
     /// A notification or an answer: accepted with 202 (or 200).
     pub async fn post_only(&self, body: Vec<u8>) -> Result<(), McpError> {
         let resp = self.send(Method::POST, body).await?;
+        if mutant::on("RS-P5.1-notification-needs-200") && resp.status() != StatusCode::OK {
+            return Err(McpError::Transport(format!("HTTP {}", resp.status())));
+        }
         let resp = refuse_failure(resp).await?;
         let _ = read_body(resp.into_body()).await;
         Ok(())
@@ -176,6 +180,9 @@ impl HttpConn {
             for ev in parser.feed(data) {
                 if let Some(v) = self.on_event(ev, want) {
                     return v;
+                }
+                if mutant::on("RS-P6.2-first-event-only") && want.is_some() {
+                    return Err(McpError::Transport("the event stream ended before the response".into()));
                 }
             }
         }

@@ -29,7 +29,8 @@ pub fn notification(method: &str, params: Value) -> Vec<u8> {
 pub fn answer(id: &Value, outcome: Result<Value, (i64, String)>) -> Vec<u8> {
     let mut m = Map::new();
     m.insert("jsonrpc".into(), "2.0".into());
-    m.insert("id".into(), id.clone());
+    let id = if crate::mutant::on("RS-P6.2-ping-wrong-id") { Value::from(0) } else { id.clone() };
+    m.insert("id".into(), id);
     match outcome {
         Ok(r) => {
             m.insert("result".into(), r);

@@ -11,6 +11,9 @@ use std::sync::Arc;
 /// The output of a call (P9–P13).
 pub async fn call(pool: &Arc<Pool>, name: &str, args: Option<&Map<String, Value>>, context_window: i64) -> String {
     let Some((server, tool)) = resolve(pool, name) else {
+        if mutant::on("RS-P9.1-short-text") {
+            return format!("[erreur] outil MCP inconnu: {}", name);
+        }
         return format!("[erreur] outil MCP inconnu ou serveur non connecté: {}", name);
     };
     if mutant::on("RS-P9.2-hidden-refused") {
@@ -26,7 +29,8 @@ pub async fn call(pool: &Arc<Pool>, name: &str, args: Option<&Map<String, Value>
     };
     let cfg = pool.config();
     let live = cfg.get(&server).is_some_and(|s| s.enabled || mutant::on("RS-P10.3-retry-disabled"));
-    if !live || mutant::on("RS-P10.3-no-retry") {
+    let expired = mutant::on("RS-P10.3-expiry-final") && first.contains("HTTP 404");
+    if !live || expired || mutant::on("RS-P10.3-no-retry") {
         return format!("[erreur MCP] {}", first);
     }
     if !mutant::on("RS-P10.3-same-session") {

@@ -39,7 +39,11 @@ fn entry(name: &str, s: &Server, outcome: Option<&Outcome>) -> Value {
     if !error.is_empty() {
         m.insert("error".into(), error.into());
     }
-    m.insert("tools".into(), json!(tools));
+    if tools.is_empty() && mutant::on("RS-H3.1-null-tools") {
+        m.insert("tools".into(), Value::Null);
+    } else {
+        m.insert("tools".into(), json!(tools));
+    }
     m.insert("disabled".into(), json!(s.disabled_tools));
     let mut put = |k: &str, empty: bool, v: Value| {
         if !empty {
