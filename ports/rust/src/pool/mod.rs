@@ -240,7 +240,7 @@ impl Pool {
             if let Some(o) = slot.outcome() {
                 self.tasks.spawn(async move {
                     if let Outcome::Connected(r) = &*o {
-                        r.session.close_now(time::close_grace()).await;
+                        r.session.close_now(time::shutdown_grace()).await;
                     }
                 });
             }

@@ -72,6 +72,13 @@ pub fn close_grace() -> Duration {
     scaled(2.0)
 }
 
+/// S1.1: the grace of the stdio servers closed at shutdown: the unscaled
+/// 2 s, within the harness's 5 s before SIGKILL, so that a server that ends
+/// on its stdin's end has the time to (a replay writes its report then).
+pub fn shutdown_grace() -> Duration {
+    Duration::from_secs(2)
+}
+
 /// P4.1, P4.2: the text of a deadline passed during `initialize`.
 pub fn deadline_text(command: &str) -> String {
     match launcher(command) {

@@ -1,0 +1,80 @@
+package ports
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// rust is the Rust port's folder; its binary is built by cargo
+// (.ci/run: cargo build --release --locked).
+const rust = "rust"
+
+var rustBinary = filepath.Join(rust, "target", "release", "mcpparity-rust")
+
+var (
+	rustOnce sync.Once
+	rustErr  error
+)
+
+// skipOrFail skips with the reason, except under CI=true, where .ci/run
+// provides what is missing and its absence is a failure.
+func skipOrFail(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf(format+" (CI=true: .ci/run builds the Rust port)", args...)
+	}
+	tb.Skipf(format, args...)
+}
+
+// prepareRust needs cargo and the port's release binary; when both are
+// there it runs cargo build once per test binary, so that a stale binary
+// is rebuilt (a no-op when it is current). Bounded.
+func prepareRust(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath("cargo"); err != nil {
+		skipOrFail(tb, "cargo is not on PATH: the Rust port needs a Rust toolchain")
+	}
+	if _, err := os.Stat(rustBinary); err != nil {
+		skipOrFail(tb, "%s is not built: run cargo build --release --locked in ports/rust", rustBinary)
+	}
+	rustOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "cargo", "build", "--release", "--locked", "--quiet")
+		cmd.Dir = rust
+		if out, err := cmd.CombinedOutput(); err != nil {
+			rustErr = &buildError{err: err, out: out}
+		}
+	})
+	if rustErr != nil {
+		tb.Fatal(rustErr)
+	}
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return "cargo build: " + e.err.Error() + "\n" + string(e.out) }
+
+// TestRustPortPasses: check against the Rust port exits 0, its accepted
+// deviations (transport and timeout texts of hyper and tokio) listed with
+// their reasons.
+func TestRustPortPasses(t *testing.T) {
+	prepareRust(t)
+	bin := harness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "check", "--target-file", filepath.Join(rust, "target.yaml"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("check against the Rust port: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
