@@ -95,26 +95,40 @@ impl StdioConn {
         self.write(body).await
     }
 
-    /// P2.2: stdin closed, a grace for the server to exit, then the group
-    /// killed, whether its leader exited or not. Without grace (P2.1,
-    /// P2.3) the group is killed first: the server gets no chance to act
-    /// on the end of its input.
+    /// P2.2: stdin closed, a grace for the server to exit, then SIGTERM
+    /// to its group and the grace once more (as the go-sdk's command
+    /// transport does: a server that ends on SIGTERM, such as a replay
+    /// writing its report, gets to), then the group killed, whether its
+    /// leader exited or not. Without grace (P2.1, P2.3) the group is killed
+    /// first: the server gets no chance to act on the end of its input.
     pub async fn close(&self, grace: Duration) {
         if grace.is_zero() && !mutant::on("RS-P2.3-stdin-first") {
             self.kill();
         }
         self.stdin.lock().await.take();
-        let mut exited = self.exited.clone();
-        let _ = tokio::time::timeout(grace, exited.wait_for(|e| *e)).await;
+        if !self.exits_within(grace).await && !grace.is_zero() {
+            self.signal(libc::SIGTERM);
+            self.exits_within(grace).await;
+        }
         self.kill();
+    }
+
+    async fn exits_within(&self, grace: Duration) -> bool {
+        let mut exited = self.exited.clone();
+        let ended = tokio::time::timeout(grace, exited.wait_for(|e| *e)).await.is_ok();
+        ended
     }
 
     /// Kills the server's whole process group.
     pub fn kill(&self) {
+        self.signal(libc::SIGKILL);
+    }
+
+    fn signal(&self, sig: libc::c_int) {
         if self.pgid > 0 {
             let target = if mutant::on("RS-P2.2-leader-only") { self.pgid } else { -self.pgid };
             unsafe {
-                libc::kill(target, libc::SIGKILL);
+                libc::kill(target, sig);
             }
         }
     }
