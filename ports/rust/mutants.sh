@@ -5,7 +5,8 @@
 # the scenarios that test its clause (docs/rules-coverage.md), then, when
 # it survives them, with every scenario; it is killed when check exits 1,
 # and the kill is confirmed by its first failing scenario alone. A survivor
-# marked "equivalent" in mutants.json is counted apart. This stands in for
+# marked "equivalent" in mutants.json is counted apart; one marked
+# "survives" is a survivor whose missing scenario mutants.json names. This stands in for
 # `mcpparity mutate --target-file` until the harness can select a mutant
 # by environment (docs/ports.md, "Mutants").
 #
@@ -59,6 +60,8 @@ for id in "${ids[@]}"; do
 	survived)
 		if grep -A5 "\"id\": \"$id\"" "$here/mutants.json" | grep -q '"equivalent"'; then
 			equivalent=$((equivalent + 1)); echo "equivalent $id  (mutants.json says why)"
+		elif grep -A5 "\"id\": \"$id\"" "$here/mutants.json" | grep -q '"survives"'; then
+			survived=$((survived + 1)); echo "SURVIVED   $id  (known: mutants.json names the missing scenario)"
 		else
 			survived=$((survived + 1)); echo "SURVIVED   $id"
 		fi ;;

@@ -102,7 +102,7 @@ impl StdioConn {
     /// leader exited or not. Without grace (P2.1, P2.3) the group is killed
     /// first: the server gets no chance to act on the end of its input.
     pub async fn close(&self, grace: Duration) {
-        if grace.is_zero() && !mutant::on("RS-P2.3-stdin-first") {
+        if grace.is_zero() {
             self.kill();
         }
         self.stdin.lock().await.take();

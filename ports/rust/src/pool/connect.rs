@@ -18,7 +18,7 @@ pub const CANCELLED: &str = "the connection attempt was cancelled: the server wa
 
 pub async fn connect(cfg: &Server, cancel: &CancellationToken) -> Outcome {
     let end = Instant::now() + time::handshake(&cfg.command);
-    if cancel.is_cancelled() && !mutant::on("RS-P2.1-opened-when-cancelled") {
+    if cancel.is_cancelled() {
         return Outcome::Failed(CANCELLED.into());
     }
     let session = match Session::open(cfg) {

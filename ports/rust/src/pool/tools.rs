@@ -14,10 +14,14 @@ pub async fn announce(pool: &Arc<Pool>) -> (Vec<Value>, String) {
     for (name, s) in &cfg {
         let Some(o) = outcomes.get(name) else { continue };
         let Outcome::Connected(r) = &**o else { continue };
-        if r.list_error.is_some() && !mutant::on("RS-P8.2-failed-list-announced") {
+        if r.list_error.is_some() {
             continue;
         }
-        for t in &r.tools {
+        let mut listed: Vec<_> = r.tools.iter().collect();
+        if mutant::on("RS-P8.2-tools-sorted") {
+            listed.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        for t in listed {
             if s.disabled_tools.contains(&t.name) && !mutant::on("RS-P8.2-hidden-announced") {
                 continue;
             }
