@@ -37,7 +37,7 @@ image:
 # container, where the stdio replays run), then the docker tests.
 docker-test: image
 	$(BIN) check --target image:$(IMAGE)
-	$(GO) test -race -count=1 -run Docker ./internal/suite
+	$(GO) test -race -count=1 -run Docker ./cmd/mcpparity/cli
 
 # Every rule mutant of mutations/rules must be killed by the suite: check
 # against the reference with the mutant in (impl's tests: a second verdict).

@@ -146,56 +146,36 @@ var %[3]s = func() int {
 `, mutantMark, pkg, activeVar, MutantEnv, id)
 }
 
+// buildCover builds the unmutated sources of ms's packages with -cover
+// into dir.
+func (r *Runner) buildCover(ctx context.Context, dir string, ms []Mutant) (*built, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cov, out, err := r.buildAll(ctx, dir, "", packagesOf(ms), false)
+	if cov == nil && err == nil {
+		err = fmt.Errorf("coverage build failed:\n%s", tail(out, 4000))
+	}
+	return cov, err
+}
+
+// buildJob is one go command of a build.
+type buildJob struct {
+	args []string
+	env  []string
+	bin  string // the binary it makes ("" when compiling only)
+}
+
 // buildAll builds the harness and the test binaries of pkgs with the
-// overlay (none: the unmutated sources with coverage), side by side. It returns the binaries, or nil and the compiler
-// output when a build failed; err is for the runner's own failures.
+// overlay (none: the unmutated sources with coverage), side by side. It
+// returns the binaries, or nil and the compiler output when a build
+// failed; err is for the runner's own failures.
 func (r *Runner) buildAll(ctx context.Context, dir, overlay string, pkgs []string, compileOnly bool) (*built, string, error) {
-	mod, err := modulePath(r.cfg.Root)
+	common, err := r.buildFlags(overlay, pkgs)
 	if err != nil {
 		return nil, "", err
 	}
-	common := []string{"-overlay", overlay}
-	for _, p := range pkgs {
-		// -e: every error, so that one round drops every broken mutant.
-		common = append(common, "-gcflags="+mod+"/"+p+"=-e")
-	}
-	if overlay == "" {
-		// The coverage build: the unmutated sources, instrumented (go's
-		// cover tool does not read overlays).
-		// The main package too: without it no counters are written.
-		cover := []string{path.Join(mod, strings.TrimPrefix(r.cfg.Harness, "./"))}
-		for _, p := range pkgs {
-			cover = append(cover, mod+"/"+p)
-		}
-		common = []string{"-cover", "-covermode=set", "-coverpkg=" + strings.Join(cover, ",")}
-	}
-	type job struct {
-		pkg  string // "" for the harness
-		args []string
-		env  []string
-		bin  string
-	}
-	var jobs []job
-	b := &built{tests: map[string]string{}}
-	if compileOnly {
-		args := append([]string{r.cfg.Go, "build"}, common...)
-		for _, p := range pkgs {
-			args = append(args, "./"+p)
-		}
-		jobs = append(jobs, job{args: args})
-	} else {
-		b.harness = filepath.Join(dir, "harness")
-		args := append([]string{r.cfg.Go, "build", "-ldflags=-w", "-o", b.harness}, common...)
-		jobs = append(jobs, job{args: append(args, r.cfg.Harness), env: []string{"CGO_ENABLED=0"}, bin: b.harness})
-		for _, p := range pkgs {
-			if !r.cfg.NoTests && hasTests(filepath.Join(r.cfg.Root, filepath.FromSlash(p))) {
-				bin := filepath.Join(dir, strings.ReplaceAll(p, "/", "_")+".test")
-				b.tests[p] = bin
-				args := append([]string{r.cfg.Go, "test", "-c", "-vet=off", "-ldflags=-w", "-o", bin}, common...)
-				jobs = append(jobs, job{pkg: p, args: append(args, "./"+p), bin: bin})
-			}
-		}
-	}
+	b, jobs := r.buildJobs(dir, common, pkgs, compileOnly)
 	outs := make([]execResult, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
@@ -231,6 +211,58 @@ func (r *Runner) buildAll(ctx context.Context, dir, overlay string, pkgs []strin
 		return nil, strings.Join(failed, "\n"), nil
 	}
 	return b, "", nil
+}
+
+// buildFlags are the flags of every go command of a build: the overlay
+// and every error of the mutated packages, or, without an overlay, the
+// coverage of the harness and of pkgs.
+func (r *Runner) buildFlags(overlay string, pkgs []string) ([]string, error) {
+	mod, err := modulePath(r.cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	if overlay == "" {
+		// The coverage build: the unmutated sources, instrumented (go's
+		// cover tool does not read overlays). The main package too:
+		// without it no counters are written.
+		cover := []string{path.Join(mod, strings.TrimPrefix(r.cfg.Harness, "./"))}
+		for _, p := range pkgs {
+			cover = append(cover, mod+"/"+p)
+		}
+		return []string{"-cover", "-covermode=set", "-coverpkg=" + strings.Join(cover, ",")}, nil
+	}
+	common := []string{"-overlay", overlay}
+	for _, p := range pkgs {
+		// -e: every error, so that one round drops every broken mutant.
+		common = append(common, "-gcflags="+mod+"/"+p+"=-e")
+	}
+	return common, nil
+}
+
+// buildJobs are the go commands of a build into dir: one go build of pkgs
+// when compiling only, else the harness and each package's test binary.
+func (r *Runner) buildJobs(dir string, common, pkgs []string, compileOnly bool) (*built, []buildJob) {
+	b := &built{tests: map[string]string{}}
+	if compileOnly {
+		args := append([]string{r.cfg.Go, "build"}, common...)
+		for _, p := range pkgs {
+			args = append(args, "./"+p)
+		}
+		return b, []buildJob{{args: args}}
+	}
+	b.harness = filepath.Join(dir, "harness")
+	args := append([]string{r.cfg.Go, "build", "-ldflags=-w", "-o", b.harness}, common...)
+	jobs := []buildJob{{args: append(args, r.cfg.Harness), env: []string{"CGO_ENABLED=0"}, bin: b.harness}}
+	for _, p := range pkgs {
+		if r.cfg.NoTests || !hasTests(filepath.Join(r.cfg.Root, filepath.FromSlash(p))) {
+			continue
+		}
+		bin := filepath.Join(dir, strings.ReplaceAll(p, "/", "_")+".test")
+		b.tests[p] = bin
+		args := append([]string{r.cfg.Go, "test", "-c", "-vet=off", "-ldflags=-w", "-o", bin}, common...)
+		jobs = append(jobs, buildJob{args: append(args, "./"+p), bin: bin})
+	}
+	return b, jobs
 }
 
 // writeOverlay writes files (module-relative → content) under dir/src and

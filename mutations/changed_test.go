@@ -102,7 +102,8 @@ func TestRealRuleScenarios(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Contains(got["P2"], "07-routes") || !slices.Contains(got["contract"], "12-contract-errors") {
-		t.Errorf("P2 %v, contract %v", got["P2"], got["contract"])
+	// A step names clauses (P2.1, H1.3): the rule and the clause both map.
+	if !slices.Contains(got["P2"], "07-routes") || !slices.Contains(got["P2.1"], "07-routes") || !slices.Contains(got["H1"], "12-contract-errors") {
+		t.Errorf("P2 %v, P2.1 %v, H1 %v", got["P2"], got["P2.1"], got["H1"])
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -116,6 +115,13 @@ type unitProfile struct {
 	dur    time.Duration
 }
 
+// covUnit is one unit of the coverage baseline: a scenario (pkg "") or a
+// top-level test of pkg.
+type covUnit struct {
+	pkg  string
+	name string
+}
+
 // measureCoverage runs every scenario and every test of the coverage
 // build alone, each writing its own profile, then decides which units
 // reach which mutant.
@@ -124,13 +130,41 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 	if err != nil {
 		return nil, err
 	}
-	type unit struct {
-		pkg  string // "" for a scenario
-		name string
+	units, err := r.coverUnits(ctx, dir, cov, scenarios, tests)
+	if err != nil {
+		return nil, err
 	}
-	var units []unit
+	profiles := make([]unitProfile, len(units))
+	errs := make([]error, len(units))
+	measure := func(i int) {
+		profiles[i], errs[i] = r.unitCoverage(ctx, dir, cov, mod, units[i].pkg, units[i].name, tests, i)
+	}
+	pool(ctx, r.lim.workers, len(units), measure)
+	// Deadlines can fail under load: a unit that failed runs once more,
+	// alone.
+	var again []int
+	for i, err := range errs {
+		var be *BaselineError
+		if errors.As(err, &be) {
+			again = append(again, i)
+		}
+	}
+	pool(ctx, 1, len(again), func(k int) { measure(again[k]) })
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return r.reach(units, profiles, ms)
+}
+
+// coverUnits lists the scenarios and the top-level tests of every
+// package.
+func (r *Runner) coverUnits(ctx context.Context, dir string, cov *built, scenarios []string, tests map[string]*pkgTests) ([]covUnit, error) {
+	var units []covUnit
 	for _, s := range scenarios {
-		units = append(units, unit{"", s})
+		units = append(units, covUnit{"", s})
 	}
 	var pkgs []string
 	for p := range tests {
@@ -144,47 +178,16 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 		}
 		for _, t := range strings.Fields(x.out) {
 			if isTestName(t) {
-				units = append(units, unit{p, t})
+				units = append(units, covUnit{p, t})
 			}
 		}
 	}
-	profiles := make([]unitProfile, len(units))
-	errs := make([]error, len(units))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range r.cfg.Workers {
-		wg.Go(func() {
-			for i := range jobs {
-				r.shared(func() {
-					profiles[i], errs[i] = r.unitCoverage(ctx, dir, cov, mod, units[i].pkg, units[i].name, tests, i)
-				})
-				var be *BaselineError
-				if errors.As(errs[i], &be) {
-					// Deadlines can fail under load: once more, alone.
-					r.alone(func() {
-						profiles[i], errs[i] = r.unitCoverage(ctx, dir, cov, mod, units[i].pkg, units[i].name, tests, i)
-					})
-				}
-			}
-		})
-	}
-	for i := range units {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
+	return units, nil
+}
 
+// reach decides, for each mutant, which units reach its place and their
+// baseline time.
+func (r *Runner) reach(units []covUnit, profiles []unitProfile, ms []Mutant) (*coverage, error) {
 	c := &coverage{suite: map[string][]string{}, tests: map[string][]string{},
 		suiteTime: map[string]time.Duration{}, testsTime: map[string]time.Duration{}}
 	for _, m := range ms {
@@ -192,7 +195,7 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 		if err != nil {
 			return nil, err
 		}
-		var suite, tst []string
+		suite, tst := []string{}, []string{}
 		suiteIn, testsIn := false, false
 		for i, u := range units {
 			hit, in := reached(profiles[i].blocks[m.File], line, col)
@@ -212,12 +215,12 @@ func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, sc
 			}
 		}
 		if suiteIn {
-			c.suite[m.ID] = append([]string{}, suite...)
+			c.suite[m.ID] = suite
 		} else {
 			delete(c.suiteTime, m.ID)
 		}
 		if testsIn {
-			c.tests[m.ID] = append([]string{}, tst...)
+			c.tests[m.ID] = tst
 		} else {
 			delete(c.testsTime, m.ID)
 		}

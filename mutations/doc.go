@@ -16,6 +16,9 @@
 // Every mutant is compiled into one overlay build (the schemata, see
 // Schemata; the working tree is never touched), and MutantEnv picks the
 // active one when a process starts. Each is judged by check (killed: exit 1
-// with a difference named; survived: exit 0; error: exit 2; timeout) and by
-// its package's tests; kills seen among many runs are confirmed with few.
+// with a difference named, or a crash, a hang or a failed start of the
+// mutated reference; survived: exit 0; not viable: it does not compile;
+// timeout and error: the harness's problem, verdict.go) and by its
+// package's tests. The scheduler (scheduler.go) runs every mutant, then
+// confirms the kills seen among many runs with few.
 package mutations

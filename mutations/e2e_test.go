@@ -107,6 +107,7 @@ import (
 	"regexp"
 	"strconv"
 	"syscall"
+	"time"
 
 	"example.com/tiny/tiny"
 )
@@ -140,6 +141,28 @@ func flaky() string {
 	return "500"
 }
 
+// broken makes every check after the first unmutated one (the baseline)
+// hang or fail when TINY_BROKEN names a folder and TINY_BROKEN_DO says
+// which: a harness with a problem of its own, mutant or not.
+func broken() {
+	dir := os.Getenv("TINY_BROKEN")
+	if dir == "" {
+		return
+	}
+	mark := dir + "/baseline-done"
+	if _, err := os.Stat(mark); err != nil {
+		if os.Getenv("MCPPARITY_MUTANT") == "" {
+			os.WriteFile(mark, nil, 0o644)
+		}
+		return
+	}
+	if os.Getenv("TINY_BROKEN_DO") == "hang" {
+		time.Sleep(time.Hour)
+	}
+	fmt.Fprintln(os.Stderr, "check: no free port")
+	os.Exit(2)
+}
+
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "check" {
 		fmt.Fprintln(os.Stderr, "usage: mcpparity check")
@@ -155,6 +178,7 @@ func main() {
 	if err := fs.Parse(os.Args[2:]); err != nil {
 		os.Exit(2)
 	}
+	broken()
 	if dir := os.Getenv("TINY_PIDS"); dir != "" {
 		cmd := exec.Command("sleep", "300")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -330,6 +354,7 @@ func tinyMutants() []Mutant {
 		tinyMutant("killed", "return a + b", "return a - b"),
 		tinyMutant("tests-only", `return "hello"`, `return "bye"`),
 		tinyMutant("timeout", "return a + b\n", "for {\n\t}\n"),
+		tinyMutant("crash", "return a + b", `panic("boom")`),
 		tinyMutant("broken", "return a + b", `return a + "b"`),
 		tinyMutant("cannot-run", "return true", "return false"),
 		tinyMutant("tag", "`json:\"name\"`", "`json:\"nom\"`"),
@@ -369,15 +394,17 @@ func TestEndToEnd(t *testing.T) {
 				suite, tests    Verdict
 				killedBy, tkill string
 				build           string
+				reason, treason string
 			}
 			wants := map[string]want{
-				"killed":     {VerdictKilled, VerdictKilled, "01-add [0].body.sum", "TestAdd", BuildSchemata},
-				"tests-only": {VerdictSurvived, VerdictKilled, "", "TestGreeting", BuildSchemata},
-				"timeout":    {VerdictTimeout, VerdictTimeout, "", "", BuildSchemata},
-				"broken":     {VerdictError, VerdictError, "", "", BuildSchemata},
-				"cannot-run": {VerdictError, VerdictSurvived, "", "", BuildSchemata},
-				"tag":        {VerdictKilled, VerdictSurvived, "02-encode [0].body", "", BuildOwn},
-				"unseen":     {VerdictSurvived, VerdictSurvived, "", "", BuildSchemata},
+				"killed":     {VerdictKilled, VerdictKilled, "01-add [0].body.sum", "TestAdd", BuildSchemata, "", ""},
+				"tests-only": {VerdictSurvived, VerdictKilled, "", "TestGreeting", BuildSchemata, "", ""},
+				"timeout":    {VerdictKilled, VerdictKilled, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
+				"crash":      {VerdictKilled, VerdictKilled, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
+				"broken":     {VerdictNotViable, VerdictNotViable, "", "", BuildSchemata, "", ""},
+				"cannot-run": {VerdictKilled, VerdictSurvived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
+				"tag":        {VerdictKilled, VerdictSurvived, "02-encode [0].body", "", BuildOwn, "", ""},
+				"unseen":     {VerdictSurvived, VerdictSurvived, "", "", BuildSchemata, "", ""},
 			}
 			if len(rep.Results) != len(ms) {
 				t.Fatalf("%d results for %d mutants", len(rep.Results), len(ms))
@@ -387,31 +414,30 @@ func TestEndToEnd(t *testing.T) {
 				if res.ID != ms[i].ID || res.Index != i {
 					t.Errorf("result %d is %s (index %d)", i, res.ID, res.Index)
 				}
-				if res.Verdict != w.suite || res.KilledBy != w.killedBy || res.Tests.Verdict != w.tests || res.Tests.KilledBy != w.tkill || res.Build != w.build {
-					t.Errorf("%s: suite %s by %q, tests %s by %q, build %s; want %+v (error %q, tests error %q)",
-						res.ID, res.Verdict, res.KilledBy, res.Tests.Verdict, res.Tests.KilledBy, res.Build, w, res.Error, res.Tests.Error)
+				if res.Verdict != w.suite || res.KilledBy != w.killedBy || res.Tests.Verdict != w.tests || res.Tests.KilledBy != w.tkill || res.Build != w.build ||
+					res.Reason != w.reason || res.Tests.Reason != w.treason {
+					t.Errorf("%s: suite %s (%s) by %q, tests %s (%s) by %q, build %s; want %+v (error %q, tests error %q)",
+						res.ID, res.Verdict, res.Reason, res.KilledBy, res.Tests.Verdict, res.Tests.Reason, res.Tests.KilledBy, res.Build, w, res.Error, res.Tests.Error)
 				}
 			}
 			if k := rep.Results[0]; k.Scenario != "01-add" || k.Path != "[0].body.sum" || k.Want != "5" || k.Got != "-1" || k.Line != 7 {
 				t.Errorf("killed: %+v", k)
 			}
-			if e := rep.Results[3]; !strings.Contains(e.Error, "does not compile") {
+			if e := rep.Results[4]; !strings.Contains(e.Error, "does not compile") {
 				t.Errorf("broken: %q", e.Error)
-			}
-			if e := rep.Results[4]; !strings.Contains(e.Error, "exit 2") || !strings.Contains(e.Error, "target did not start") {
-				t.Errorf("cannot-run: %q", e.Error)
 			}
 			if rep.ExitCode(0) != 1 {
 				t.Errorf("exit %d with survivors", rep.ExitCode(0))
 			}
-			if s := rep.Summary; s.Killed != 2 || s.Survived != 2 || s.Timeout != 1 || s.Error != 2 {
+			if s := rep.Summary; s.Killed != 5 || s.Survived != 2 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
 				t.Errorf("suite summary %+v", s)
 			}
-			if s := rep.Tests; s.Killed != 2 || s.Survived != 3 || s.Timeout != 1 || s.Error != 1 {
+			if s := rep.Tests; s.Killed != 4 || s.Survived != 3 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
 				t.Errorf("tests summary %+v", s)
 			}
 			p := progress.String()
-			for _, line := range []string{"schemata: 5 mutant(s) in one build, 1 built alone, 1 do not compile; 2 round(s)", "with --failfast", "by 01-add [0].body.sum; impl tests killed by TestAdd", "[own build: in a type declaration"} {
+			for _, line := range []string{"schemata: 6 mutant(s) in one build, 1 built alone, 1 do not compile; 2 round(s)", "with --failfast",
+				"by 01-add [0].body.sum; impl tests killed by TestAdd", "[own build: in a type declaration", "killed (crash: panic: boom) C1    crash"} {
 				if !failfast && line == "with --failfast" {
 					line = "without --failfast"
 				}
@@ -423,7 +449,9 @@ func TestEndToEnd(t *testing.T) {
 			if err := rep.WriteTable(&table); err != nil {
 				t.Fatal(err)
 			}
-			for _, line := range []string{"tag [own build]", "SURVIVED tests-only (tiny/tiny.go:12)", "impl tests: killed by TestGreeting (only the Go reference is protected)"} {
+			for _, line := range []string{"tag [own build]", "SURVIVED tests-only (tiny/tiny.go:12)", "impl tests: killed by TestGreeting (only the Go reference is protected)",
+				"killed (timeout)", "killed (crash: panic: boom)", "killed (could not run: 01-add: target d…)", "NOT VIABLE broken",
+				"suite: 5 killed (1 by a crash, 1 by a timeout, 1 by a check that could not run), 2 survived"} {
 				if !strings.Contains(table.String(), line) {
 					t.Errorf("table lacks %q:\n%s", line, table.String())
 				}
@@ -496,13 +524,13 @@ func TestOwnBuildsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		ms := tinyMutants()
-		rep, err := r.Run(t.Context(), []Mutant{ms[0], ms[1], ms[3], ms[4]})
+		rep, err := r.Run(t.Context(), []Mutant{ms[0], ms[1], ms[3], ms[4], ms[5]})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder
 		for _, res := range rep.Results {
-			fmt.Fprintf(&b, "%s %s %s %s\n", res.ID, res.Verdict, res.KilledBy, res.Tests.short())
+			fmt.Fprintf(&b, "%s %s %s %s\n", res.ID, verdictText(res.Verdict, res.Reason), res.KilledBy, res.Tests.short())
 			if (res.Build == BuildOwn) != own {
 				t.Errorf("%s: build %s", res.ID, res.Build)
 			}
@@ -545,6 +573,48 @@ func TestConfirmation(t *testing.T) {
 	}
 	if u.Verdict != VerdictSurvived || u.Note != "among other runs: killed by 03-flaky [0].status; alone: survived" {
 		t.Errorf("unseen: %s, note %q", u.Verdict, u.Note)
+	}
+}
+
+// TestProblemsOfTheHarness: a run alone past its bound, or a check that
+// could not run, is a kill only when the unmutated check passes under the
+// same bound; when it hangs or fails too, the problem is the harness's:
+// timeout or error, not counted.
+func TestProblemsOfTheHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs binaries")
+	}
+	needGo(t)
+	root := writeModule(t, tinyFiles)
+	for _, c := range []struct {
+		do      string
+		verdict Verdict
+		error   string
+	}{
+		{"hang", VerdictTimeout, "and so was the unmutated run"},
+		{"fail", VerdictError, "the unmutated run did not pass either: check could not run (exit 2): check: no free port"},
+	} {
+		t.Run(c.do, func(t *testing.T) {
+			t.Setenv("TINY_BROKEN", t.TempDir())
+			t.Setenv("TINY_BROKEN_DO", c.do)
+			tmp := t.TempDir()
+			r, err := NewRunner(Config{Root: root, Workers: 2, Floor: 2 * time.Second, Multiplier: 1, TempDir: tmp, NoTests: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := r.Run(t.Context(), []Mutant{tinyMutant("unseen", "return 1", "return 2")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := rep.Results[0]
+			if u.Verdict != c.verdict || u.Reason != "" || !strings.Contains(u.Error, c.error) || u.Note == "" {
+				t.Errorf("unseen: %s (%s), error %q, note %q", u.Verdict, u.Reason, u.Error, u.Note)
+			}
+			if s := rep.Summary; s.Killed != 0 || s.Score != 0 || s.Total != 1 {
+				t.Errorf("summary %+v", s)
+			}
+			emptyDir(t, tmp)
+		})
 	}
 }
 

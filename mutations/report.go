@@ -15,20 +15,7 @@ import (
 )
 
 // ReportVersion is the version of the JSON report format.
-const ReportVersion = 2
-
-// Verdict is a mutant's outcome, by the suite (check) or by its package's
-// tests.
-type Verdict string
-
-// Verdicts.
-const (
-	VerdictKilled     Verdict = "killed"      // the run failed and named where: the mutant was seen
-	VerdictSurvived   Verdict = "survived"    // the run passed: a rule is not checked
-	VerdictTimeout    Verdict = "timeout"     // stopped by the runner's timeout; not counted as killed
-	VerdictError      Verdict = "error"       // the mutant does not build, or the run could not run
-	VerdictNotCovered Verdict = "not covered" // the baseline never reached its place (coverage): a survivor, not run
-)
+const ReportVersion = 3
 
 // Builds of a mutant.
 const (
@@ -66,6 +53,9 @@ type Result struct {
 	BuildNote string `json:"buildNote,omitempty"`
 
 	Verdict Verdict `json:"verdict"`
+	// Reason is why a mutant is killed with no difference named: "crash:
+	// <the panic>" or "timeout" (verdict.go).
+	Reason string `json:"reason,omitempty"`
 	// KilledBy is "<scenario> <path>" of the first difference check
 	// reported; Want and Got are its values.
 	KilledBy string `json:"killedBy,omitempty"`
@@ -89,6 +79,7 @@ type Result struct {
 // TestsResult is the verdict of a package's Go tests on a mutant.
 type TestsResult struct {
 	Verdict Verdict `json:"verdict,omitempty"`
+	Reason  string  `json:"reason,omitempty"`
 	// KilledBy is the failing test credited with the kill (the first
 	// --- FAIL:), Failed every failing test.
 	KilledBy string   `json:"killedBy,omitempty"`
@@ -111,8 +102,8 @@ type Baseline struct {
 	Timeout Seconds `json:"timeoutSeconds,omitempty"`
 }
 
-// Summary counts verdicts. Score is killed / (total − errors); CoveredScore
-// leaves the mutants not covered out too.
+// Summary counts verdicts. Score is killed / (total − errors − not
+// viable); CoveredScore leaves the mutants not covered out too.
 type Summary struct {
 	Total        int     `json:"total"`
 	Killed       int     `json:"killed"`
@@ -120,6 +111,7 @@ type Summary struct {
 	Timeout      int     `json:"timeout"`
 	Error        int     `json:"error"`
 	NotCovered   int     `json:"notCovered"`
+	NotViable    int     `json:"notViable"`
 	Score        float64 `json:"score"`
 	CoveredScore float64 `json:"coveredScore"`
 }
@@ -185,6 +177,8 @@ func summarize(vs []Verdict) Summary {
 			s.Timeout++
 		case VerdictNotCovered:
 			s.NotCovered++
+		case VerdictNotViable:
+			s.NotViable++
 		default:
 			s.Error++
 		}
@@ -195,17 +189,19 @@ func summarize(vs []Verdict) Summary {
 		}
 		return math.Round(float64(a)/float64(b)*10000) / 10000
 	}
-	s.Score = ratio(s.Killed, s.Total-s.Error)
-	s.CoveredScore = ratio(s.Killed, s.Total-s.Error-s.NotCovered)
+	judged := s.Total - s.Error - s.NotViable
+	s.Score = ratio(s.Killed, judged)
+	s.CoveredScore = ratio(s.Killed, judged-s.NotCovered)
 	return s
 }
 
 // ExitCode is the process exit code of a report, by the suite's verdicts:
 // 0 when the suite killed every mutant, 1 when one survived, was not
-// covered or timed out (or, for rule mutants, could not be built or run: a
-// broken catalogue entry), 130 when the run was interrupted. For operator
-// mutants, errors (mutants that do not compile) are left out, and
-// minScore, when > 0, replaces "all killed" by "score ≥ minScore".
+// covered or timed out (or, for rule mutants, was not viable or could not
+// be judged: a broken catalogue entry), 130 when the run was interrupted.
+// For operator mutants, the mutants not viable and the errors are left
+// out, and minScore, when > 0, replaces "all killed" by "score ≥
+// minScore".
 func (r *Report) ExitCode(minScore float64) int {
 	if r.Interrupted {
 		return 130
@@ -223,7 +219,7 @@ func (r *Report) ExitCode(minScore float64) int {
 		}
 		return 0
 	}
-	if s.Survived+s.Timeout+s.Error+s.NotCovered > 0 {
+	if s.Survived+s.Timeout+s.Error+s.NotCovered+s.NotViable > 0 {
 		return 1
 	}
 	return 0
@@ -280,6 +276,10 @@ func ReadReportFile(name string) (*Report, error) {
 	return r, nil
 }
 
+// tableReason is the width of a kill's reason in the table (the JSON has it
+// whole).
+const tableReason = 32
+
 // WriteTable prints one line per mutant, the summaries, and the mutants
 // the suite missed.
 func (r *Report) WriteTable(w io.Writer) error {
@@ -290,29 +290,43 @@ func (r *Report) WriteTable(w io.Writer) error {
 		if res.Build == BuildOwn {
 			id += " [own build]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1fs\n", res.Rule, id, res.Verdict, dash(res.KilledBy), res.Tests.short(), float64(res.Time))
+		tests := res.Tests
+		tests.Reason = clipRunes(tests.Reason, tableReason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1fs\n", res.Rule, id, verdictText(res.Verdict, clipRunes(res.Reason, tableReason)),
+			dash(res.KilledBy), tests.short(), float64(res.Time))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	s, t := r.Summary, r.Tests
-	fmt.Fprintf(w, "%d mutants; suite: %s", s.Total, s.counts())
-	if r.Mode == ModeOperators {
-		fmt.Fprintf(w, "; score %.1f%%", s.Score*100)
-		if s.NotCovered > 0 {
-			fmt.Fprintf(w, " (%.1f%% of the covered)", s.CoveredScore*100)
-		}
+	r.writeSummaries(w)
+	if r.Interrupted {
+		fmt.Fprintf(w, "INTERRUPTED: partial report, %d mutant(s) without a verdict\n", r.Pending)
 	}
-	fmt.Fprintln(w)
-	if t.Total > 0 {
-		fmt.Fprintf(w, "impl tests: %s", t.counts())
-		if r.Mode == ModeOperators {
-			fmt.Fprintf(w, "; score %.1f%%", t.Score*100)
-			if t.NotCovered > 0 {
-				fmt.Fprintf(w, " (%.1f%% of the covered)", t.CoveredScore*100)
+	if r.Mode != ModeOperators {
+		r.writeTestNotes(w)
+	}
+	r.writeMissed(w)
+	for _, res := range r.Results {
+		for _, n := range []string{res.Note, res.Tests.Note} {
+			if n != "" {
+				fmt.Fprintf(w, "note: %s: %s\n", res.ID, n)
 			}
 		}
-		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// writeSummaries prints the suite's and the tests' counts (and scores, for
+// operator mutants), then the builds and the baselines.
+func (r *Report) writeSummaries(w io.Writer) {
+	var suiteHow, testsHow []string
+	for _, res := range r.Results {
+		suiteHow = append(suiteHow, res.Reason)
+		testsHow = append(testsHow, res.Tests.Reason)
+	}
+	fmt.Fprintf(w, "%d mutants; suite: %s%s\n", r.Summary.Total, r.Summary.counts(suiteHow), r.score(r.Summary))
+	if t := r.Tests; t.Total > 0 {
+		fmt.Fprintf(w, "impl tests: %s%s\n", t.counts(testsHow), r.score(t))
 	}
 	own := 0
 	for _, res := range r.Results {
@@ -332,23 +346,41 @@ func (r *Report) WriteTable(w io.Writer) error {
 		line += "; baseline " + strings.Join(base, ", ")
 	}
 	fmt.Fprintf(w, "%s; %.1fs\n", line, float64(r.Elapsed))
-	if r.Interrupted {
-		fmt.Fprintf(w, "INTERRUPTED: partial report, %d mutant(s) without a verdict\n", r.Pending)
-	}
+}
+
+// score is "; score X%" for operator mutants ("" otherwise).
+func (r *Report) score(s Summary) string {
 	if r.Mode != ModeOperators {
-		for _, res := range r.Results {
-			if res.Tests.Verdict == VerdictKilled && res.Tests.Run == "(all)" {
-				if res.Tests.Filter == "" {
-					fmt.Fprintf(w, "note: %s killed by %s, but no test names rule %s\n", res.ID, res.Tests.KilledBy, res.Rule)
-				} else {
-					fmt.Fprintf(w, "note: %s passed the tests of rule %s, killed only by %s\n", res.ID, res.Rule, res.Tests.KilledBy)
-				}
-			}
+		return ""
+	}
+	out := fmt.Sprintf("; score %.1f%%", s.Score*100)
+	if s.NotCovered > 0 {
+		out += fmt.Sprintf(" (%.1f%% of the covered)", s.CoveredScore*100)
+	}
+	return out
+}
+
+// writeTestNotes says which kills by the tests came from no test of the
+// rule.
+func (r *Report) writeTestNotes(w io.Writer) {
+	for _, res := range r.Results {
+		if res.Tests.Verdict != VerdictKilled || res.Tests.KilledBy == "" || res.Tests.Run != "(all)" {
+			continue
+		}
+		if res.Tests.Filter == "" {
+			fmt.Fprintf(w, "note: %s killed by %s, but no test names rule %s\n", res.ID, res.Tests.KilledBy, res.Rule)
+		} else {
+			fmt.Fprintf(w, "note: %s passed the tests of rule %s, killed only by %s\n", res.ID, res.Rule, res.Tests.KilledBy)
 		}
 	}
+}
+
+// writeMissed lists every mutant the suite did not kill (for operator
+// mutants, those not viable are only counted).
+func (r *Report) writeMissed(w io.Writer) {
 	for _, res := range r.Results {
 		v := res.Verdict
-		if v == VerdictKilled || v == VerdictError && r.Mode == ModeOperators {
+		if v == VerdictKilled || v == VerdictNotViable && r.Mode == ModeOperators {
 			continue
 		}
 		fmt.Fprintf(w, "%s %s (%s:%d): %s\n", strings.ToUpper(string(v)), res.ID, res.File, res.Line, res.Why)
@@ -356,46 +388,74 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(tail(res.Error, 600), "\n", "\n    "))
 		}
 		if res.Tests.Verdict == VerdictKilled {
-			fmt.Fprintf(w, "    impl tests: killed by %s (only the Go reference is protected)\n", res.Tests.KilledBy)
+			fmt.Fprintf(w, "    impl tests: killed by %s (only the Go reference is protected)\n", dash(res.Tests.KilledBy))
 		}
 	}
-	for _, res := range r.Results {
-		for _, n := range []string{res.Note, res.Tests.Note} {
-			if n != "" {
-				fmt.Fprintf(w, "note: %s: %s\n", res.ID, n)
-			}
-		}
-	}
-	return nil
 }
 
-func (s Summary) counts() string {
-	line := fmt.Sprintf("%d killed, %d survived, %d timeout, %d error", s.Killed, s.Survived, s.Timeout, s.Error)
+// counts is the summary in words; reasons, the kills' reasons, tells how
+// many kills were crashes, timeouts and checks that could not run.
+func (s Summary) counts(reasons []string) string {
+	n := map[string]int{}
+	for _, r := range reasons {
+		switch {
+		case r == ReasonTimeout:
+			n["by a timeout"]++
+		case strings.HasPrefix(r, reasonCrash):
+			n["by a crash"]++
+		case strings.HasPrefix(r, reasonCannotRun):
+			n["by a check that could not run"]++
+		}
+	}
+	var how []string
+	for _, k := range []string{"by a crash", "by a timeout", "by a check that could not run"} {
+		if n[k] > 0 {
+			how = append(how, fmt.Sprintf("%d %s", n[k], k))
+		}
+	}
+	killed := fmt.Sprintf("%d killed", s.Killed)
+	if len(how) > 0 {
+		killed += " (" + strings.Join(how, ", ") + ")"
+	}
+	line := fmt.Sprintf("%s, %d survived, %d timeout, %d error", killed, s.Survived, s.Timeout, s.Error)
 	if s.NotCovered > 0 {
 		line += fmt.Sprintf(", %d not covered", s.NotCovered)
+	}
+	if s.NotViable > 0 {
+		line += fmt.Sprintf(", %d not viable", s.NotViable)
 	}
 	return line
 }
 
 // summary is the suite's verdict in words: "killed by 01-pure [0].x".
 func (r *Result) summary() string {
+	v := verdictText(r.Verdict, r.Reason)
 	switch {
 	case r.KilledBy != "":
-		return string(r.Verdict) + " by " + r.KilledBy
+		return v + " by " + r.KilledBy
 	case r.Error != "":
-		return string(r.Verdict) + " (" + firstLine(r.Error) + ")"
+		return v + " (" + firstLine(r.Error) + ")"
 	}
-	return string(r.Verdict)
+	return v
 }
 
 func (t TestsResult) short() string {
+	v := verdictText(t.Verdict, t.Reason)
 	switch {
 	case t.Verdict == "":
 		return "-"
 	case t.KilledBy != "":
-		return string(t.Verdict) + " " + t.KilledBy
+		return v + " " + t.KilledBy
 	}
-	return string(t.Verdict)
+	return v
+}
+
+// clipRunes shortens s to n runes, "…" included.
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func dash(s string) string {

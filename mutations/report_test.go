@@ -66,7 +66,7 @@ func TestParseShard(t *testing.T) {
 
 func sampleReport() *Report {
 	r := &Report{
-		Version: ReportVersion, Mode: ModeRules, Selected: 5, Workers: 6,
+		Version: ReportVersion, Mode: ModeRules, Selected: 8, Workers: 6,
 		Started: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), Elapsed: 42.5,
 		Baselines: []Baseline{{Name: "build", Seconds: 3.2}, {Name: "check", Seconds: 1.5, Timeout: 34.5}, {Name: "tests ./impl", Seconds: 2.5, Timeout: 37.5}},
 		Results: []Result{
@@ -77,11 +77,18 @@ func sampleReport() *Report {
 			{Index: 1, ID: "C1-enabled-omitempty", Rule: "C1", File: "impl/config.go", Line: 22, Why: "omitempty", Build: BuildOwn, BuildNote: "in a type declaration",
 				Verdict: VerdictSurvived, CheckTime: 1.5, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestC1_X", Filter: "^(TestC1_Y)$", Run: "(all)", Time: 3}, Time: 6.5},
 			{Index: 2, ID: "P10-unbounded", Rule: "P10", File: "impl/call.go", Line: 37, Why: "bounded", Build: BuildSchemata, Verdict: VerdictTimeout,
-				Error: "check timed out after 35s", CheckTime: 35, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestP10_CallBounded", Time: 0.5}, Time: 35},
-			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: BuildSchemata, Verdict: VerdictError,
-				Error: "does not compile: x", Tests: TestsResult{Verdict: VerdictError, Error: "does not compile: x"}},
+				Error: "past its bound of 35s, and so was the unmutated run", CheckTime: 35, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestP10_CallBounded", Time: 0.5}, Time: 35},
+			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: BuildSchemata, Verdict: VerdictNotViable,
+				Error: "does not compile: x", Tests: TestsResult{Verdict: VerdictNotViable, Error: "does not compile: x"}},
 			{Index: 4, ID: "P14-unsorted", Rule: "P14", File: "impl/tools.go", Line: 91, Why: "sorted", Build: BuildSchemata, Verdict: VerdictNotCovered,
 				Tests: TestsResult{Verdict: VerdictSurvived, Time: 2}, Time: 2},
+			{Index: 5, ID: "P3-unlock", Rule: "P3", File: "impl/pool.go", Line: 12, Why: "unlock", Build: BuildSchemata, Verdict: VerdictKilled,
+				Reason: "crash: fatal error: sync: unlock of unlocked mutex", CheckTime: 0.5,
+				Tests: TestsResult{Verdict: VerdictKilled, Reason: "crash: fatal error: sync: unlock of unlocked mutex", Time: 0.3}, Time: 0.8},
+			{Index: 6, ID: "P4-spin", Rule: "P4", File: "impl/pool.go", Line: 40, Why: "spin", Build: BuildSchemata, Verdict: VerdictKilled,
+				Reason: ReasonTimeout, CheckTime: 40, Tests: TestsResult{Verdict: VerdictKilled, Reason: ReasonTimeout, Time: 40}, Time: 80},
+			{Index: 7, ID: "P5-port", Rule: "P5", File: "impl/pool.go", Line: 50, Why: "port", Build: BuildSchemata, Verdict: VerdictError,
+				Error: "check could not run (exit 2): 05-calls: address in use", CheckTime: 1, Tests: TestsResult{Verdict: VerdictSurvived, Time: 2}, Time: 3},
 		},
 	}
 	r.finish()
@@ -103,7 +110,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"killedBy": "01-pure [0].body.tools[0].name"`, `"verdict": "not covered"`, `"build": "own"`,
-		`"seconds": 42.5`, `"score": 0.25`, `"tests": {`, `"killedBy": "TestP7_Names/P7_sanitize/__x__"`,
+		`"seconds": 42.5`, `"score": 0.5`, `"verdict": "not viable"`, `"reason": "crash: fatal error: sync: unlock of unlocked mutex"`, `"reason": "timeout"`, `"tests": {`, `"killedBy": "TestP7_Names/P7_sanitize/__x__"`,
 	} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("JSON lacks %s:\n%s", want, buf.String())
@@ -112,17 +119,21 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if _, err := ReadReport(strings.NewReader(`{"version":99}`)); err == nil {
 		t.Error("version 99 accepted")
 	}
-	if _, err := ReadReport(strings.NewReader(`{"version":2,"extra":1}`)); err == nil {
+	if _, err := ReadReport(strings.NewReader(`{"version":2}`)); err == nil {
+		t.Error("version 2 accepted: its error verdicts mixed mutants that do not compile with crashes")
+	}
+	if _, err := ReadReport(strings.NewReader(`{"version":3,"extra":1}`)); err == nil {
 		t.Error("unknown field accepted")
 	}
 }
 
 func TestSummaryAndExitCode(t *testing.T) {
 	r := sampleReport()
-	if want := (Summary{Total: 5, Killed: 1, Survived: 1, Timeout: 1, Error: 1, NotCovered: 1, Score: 0.25, CoveredScore: 0.3333}); r.Summary != want {
+	// Errors and mutants not viable are left out of the scores.
+	if want := (Summary{Total: 8, Killed: 3, Survived: 1, Timeout: 1, Error: 1, NotCovered: 1, NotViable: 1, Score: 0.5, CoveredScore: 0.6}); r.Summary != want {
 		t.Errorf("suite summary %+v, want %+v", r.Summary, want)
 	}
-	if want := (Summary{Total: 5, Killed: 3, Survived: 1, Error: 1, Score: 0.75, CoveredScore: 0.75}); r.Tests != want {
+	if want := (Summary{Total: 8, Killed: 5, Survived: 2, NotViable: 1, Score: 0.7143, CoveredScore: 0.7143}); r.Tests != want {
 		t.Errorf("tests summary %+v, want %+v", r.Tests, want)
 	}
 	if c := r.ExitCode(0); c != 1 {
@@ -139,19 +150,22 @@ func TestSummaryAndExitCode(t *testing.T) {
 	if c := r.ExitCode(0); c != 0 {
 		t.Errorf("exit %d with all killed", c)
 	}
-	r.Results = append(r.Results, Result{ID: "n", Verdict: VerdictNotCovered})
-	r.finish()
-	if c := r.ExitCode(0); c != 1 {
-		t.Errorf("exit %d with a mutant not covered", c)
+	for _, v := range []Verdict{VerdictNotCovered, VerdictNotViable, VerdictError, VerdictTimeout} {
+		r.Results = append(r.Results[:1], Result{ID: "n", Verdict: v})
+		r.finish()
+		if c := r.ExitCode(0); c != 1 {
+			t.Errorf("exit %d with a rule mutant %s", c, v)
+		}
 	}
 	r.Interrupted = true
 	if c := r.ExitCode(0); c != 130 {
 		t.Errorf("exit %d when interrupted", c)
 	}
-	op := &Report{Mode: ModeOperators, Results: []Result{{ID: "a", Verdict: VerdictKilled}, {ID: "b", Verdict: VerdictError}, {ID: "c", Verdict: VerdictSurvived}}}
+	op := &Report{Mode: ModeOperators, Results: []Result{{ID: "a", Verdict: VerdictKilled}, {ID: "b", Verdict: VerdictError},
+		{ID: "c", Verdict: VerdictSurvived}, {ID: "d", Verdict: VerdictNotViable}}}
 	op.finish()
 	if op.Summary.Score != 0.5 {
-		t.Errorf("operator score %v, want 0.5 (errors left out)", op.Summary.Score)
+		t.Errorf("operator score %v, want 0.5 (errors and mutants not viable left out)", op.Summary.Score)
 	}
 	if op.ExitCode(0) != 1 || op.ExitCode(0.5) != 0 || op.ExitCode(0.6) != 1 {
 		t.Errorf("operator exit codes %d %d %d", op.ExitCode(0), op.ExitCode(0.5), op.ExitCode(0.6))
@@ -163,24 +177,29 @@ func TestTableFormat(t *testing.T) {
 	if err := sampleReport().WriteTable(&buf); err != nil {
 		t.Fatal(err)
 	}
-	want := `RULE  MUTANT                            SUITE        KILLED BY (SCENARIO PATH)       IMPL TESTS                             TIME
-P7    P7-no-trim                        killed       01-pure [0].body.tools[0].name  killed TestP7_Names/P7_sanitize/__x__  1.2s
-C1    C1-enabled-omitempty [own build]  survived     -                               killed TestC1_X                        6.5s
-P10   P10-unbounded                     timeout      -                               killed TestP10_CallBounded             35.0s
-P12   P12-min                           error        -                               error                                  0.0s
-P14   P14-unsorted                      not covered  -                               survived                               2.0s
-5 mutants; suite: 1 killed, 1 survived, 1 timeout, 1 error, 1 not covered
-impl tests: 3 killed, 1 survived, 0 timeout, 1 error
-builds: 4 in the schemata, 1 own; baseline build 3.2s, check 1.5s, tests ./impl 2.5s; 42.5s
+	want := `RULE  MUTANT                            SUITE                                      KILLED BY (SCENARIO PATH)       IMPL TESTS                                 TIME
+P7    P7-no-trim                        killed                                     01-pure [0].body.tools[0].name  killed TestP7_Names/P7_sanitize/__x__      1.2s
+C1    C1-enabled-omitempty [own build]  survived                                   -                               killed TestC1_X                            6.5s
+P10   P10-unbounded                     timeout                                    -                               killed TestP10_CallBounded                 35.0s
+P12   P12-min                           not viable                                 -                               not viable                                 0.0s
+P14   P14-unsorted                      not covered                                -                               survived                                   2.0s
+P3    P3-unlock                         killed (crash: fatal error: sync: unloc…)  -                               killed (crash: fatal error: sync: unloc…)  0.8s
+P4    P4-spin                           killed (timeout)                           -                               killed (timeout)                           80.0s
+P5    P5-port                           error                                      -                               survived                                   3.0s
+8 mutants; suite: 3 killed (1 by a crash, 1 by a timeout), 1 survived, 1 timeout, 1 error, 1 not covered, 1 not viable
+impl tests: 5 killed (1 by a crash, 1 by a timeout), 2 survived, 0 timeout, 0 error, 1 not viable
+builds: 7 in the schemata, 1 own; baseline build 3.2s, check 1.5s, tests ./impl 2.5s; 42.5s
 note: C1-enabled-omitempty passed the tests of rule C1, killed only by TestC1_X
 SURVIVED C1-enabled-omitempty (impl/config.go:22): omitempty
     impl tests: killed by TestC1_X (only the Go reference is protected)
 TIMEOUT P10-unbounded (impl/call.go:37): bounded
-    check timed out after 35s
+    past its bound of 35s, and so was the unmutated run
     impl tests: killed by TestP10_CallBounded (only the Go reference is protected)
-ERROR P12-min (impl/flatten.go:55): min
+NOT VIABLE P12-min (impl/flatten.go:55): min
     does not compile: x
 NOT COVERED P14-unsorted (impl/tools.go:91): sorted
+ERROR P5-port (impl/pool.go:50): port
+    check could not run (exit 2): 05-calls: address in use
 `
 	if got := buf.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
@@ -191,15 +210,16 @@ NOT COVERED P14-unsorted (impl/tools.go:91): sorted
 	buf.Reset()
 	_ = op.WriteTable(&buf)
 	for _, line := range []string{
-		"5 mutants; suite: 1 killed, 1 survived, 1 timeout, 1 error, 1 not covered; score 25.0% (33.3% of the covered)\n",
-		"impl tests: 3 killed, 1 survived, 0 timeout, 1 error; score 75.0%\n",
+		"8 mutants; suite: 3 killed (1 by a crash, 1 by a timeout), 1 survived, 1 timeout, 1 error, 1 not covered, 1 not viable; score 50.0% (60.0% of the covered)\n",
+		"impl tests: 5 killed (1 by a crash, 1 by a timeout), 2 survived, 0 timeout, 0 error, 1 not viable; score 71.4%\n",
+		"ERROR P5-port (impl/pool.go:50): port\n",
 	} {
 		if !strings.Contains(buf.String(), line) {
 			t.Errorf("operator table lacks %q:\n%s", line, buf.String())
 		}
 	}
-	if strings.Contains(buf.String(), "ERROR P12-min") || strings.Contains(buf.String(), "note:") {
-		t.Errorf("operator table lists errors or notes:\n%s", buf.String())
+	if strings.Contains(buf.String(), "P12-min (") || strings.Contains(buf.String(), "note:") {
+		t.Errorf("operator table lists a mutant not viable or notes:\n%s", buf.String())
 	}
 }
 

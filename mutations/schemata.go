@@ -138,63 +138,13 @@ func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 		regions: map[string][]region{}, convertedBy: map[string][]string{}, specHosted: map[string][]string{},
 		pkgNames: map[string]string{},
 	}
-	byDir := map[string][]Mutant{}
-	var dirs []string
-	// Every package of ms gets the helper, even with no mutant hosted: an
-	// id must stop the build's processes unless the build holds it.
-	helped := map[string]bool{}
-	var helpDirs []string
-	for _, m := range ms {
-		if d := path.Dir(m.File); !helped[d] {
-			helped[d] = true
-			helpDirs = append(helpDirs, d)
-		}
+	byDir, err := s.number(ms, skip)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(helpDirs)
-	n := 0
-	for _, m := range ms {
-		if skip[m.ID] {
-			continue
-		}
-		if m.Offset < 0 {
-			return nil, fmt.Errorf("schemata: mutant %s is not resolved", m.ID)
-		}
-		if _, dup := s.IDs[m.ID]; dup {
-			return nil, fmt.Errorf("schemata: mutant %s given twice", m.ID)
-		}
-		n++
-		s.IDs[m.ID] = n
-		dir := path.Dir(m.File)
-		if byDir[dir] == nil {
-			dirs = append(dirs, dir)
-		}
-		byDir[dir] = append(byDir[dir], m)
-	}
-	sort.Strings(dirs)
-	for _, dir := range dirs {
-		// Hosting a mutant can fail late (a const in an iota group): such
-		// mutants leave, and the package is generated again.
-		local := map[string]bool{}
-		for {
-			p, err := loadPkg(root, dir)
-			if err != nil {
-				return nil, err
-			}
-			s.pkgNames[dir] = p.name
-			own, err := s.genPkg(p, byDir[dir], local)
-			if err != nil {
-				return nil, err
-			}
-			if len(own) == 0 {
-				if err := s.finishPkg(p); err != nil {
-					return nil, err
-				}
-				break
-			}
-			for id, why := range own {
-				s.Own[id] = why
-				local[id] = true
-			}
+	for _, dir := range sortedKeys(byDir) {
+		if err := s.genDir(root, dir, byDir[dir]); err != nil {
+			return nil, err
 		}
 	}
 	for id := range s.Own {
@@ -204,7 +154,9 @@ func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 		delete(s.IDs, id)
 	}
 	// The id tables are written last: they list the hosted mutants only.
-	for _, dir := range helpDirs {
+	// Every package of ms gets the helper, even with no mutant hosted: an
+	// id must stop the build's processes unless the build holds it.
+	for _, dir := range packagesOf(ms) {
 		if s.pkgNames[dir] == "" {
 			name, err := dirPackage(root, dir)
 			if err != nil {
@@ -215,6 +167,60 @@ func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 		s.Files[path.Join(dir, helperFile)] = s.helper(dir, byDir[dir])
 	}
 	return s, nil
+}
+
+// number gives each mutant of ms not in skip its number, and groups them
+// by package folder.
+func (s *Schemata) number(ms []Mutant, skip map[string]bool) (map[string][]Mutant, error) {
+	byDir := map[string][]Mutant{}
+	for _, m := range ms {
+		if skip[m.ID] {
+			continue
+		}
+		if m.Offset < 0 {
+			return nil, fmt.Errorf("schemata: mutant %s is not resolved", m.ID)
+		}
+		if _, dup := s.IDs[m.ID]; dup {
+			return nil, fmt.Errorf("schemata: mutant %s given twice", m.ID)
+		}
+		s.IDs[m.ID] = len(s.IDs) + 1
+		byDir[path.Dir(m.File)] = append(byDir[path.Dir(m.File)], m)
+	}
+	return byDir, nil
+}
+
+// genDir generates the package of dir with ms. Hosting a mutant can fail
+// late (a const in an iota group): such mutants leave, and the package is
+// generated again.
+func (s *Schemata) genDir(root, dir string, ms []Mutant) error {
+	local := map[string]bool{}
+	for {
+		p, err := loadPkg(root, dir)
+		if err != nil {
+			return err
+		}
+		s.pkgNames[dir] = p.name
+		own, err := s.genPkg(p, ms, local)
+		if err != nil {
+			return err
+		}
+		if len(own) == 0 {
+			return s.finishPkg(p)
+		}
+		for id, why := range own {
+			s.Own[id] = why
+			local[id] = true
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // dirPackage is the package name of the non-test files of dir.
@@ -266,270 +272,6 @@ func loadPkg(root, dir string) (*pkgSrc, error) {
 		}
 	}
 	return p, nil
-}
-
-// funcHost is one function with mutants inside.
-type funcHost struct {
-	file *srcFile
-	fn   *ast.FuncDecl
-	ms   []Mutant
-}
-
-// specHost is one package-level var or const spec with mutants inside.
-type specHost struct {
-	file *srcFile
-	gd   *ast.GenDecl
-	spec *ast.ValueSpec
-	ms   []Mutant
-	// mutated[i] lists, per value index, the mutants changing it and
-	// their texts.
-	mutated map[int][]mutValue
-}
-
-type mutValue struct {
-	id   string
-	text string
-}
-
-// genPkg places the mutants of one package; it returns the mutants that
-// turned out not hostable (the package must then be generated again
-// without them).
-func (s *Schemata) genPkg(p *pkgSrc, ms []Mutant, skip map[string]bool) (map[string]string, error) {
-	var funcs []*funcHost
-	var specs []*specHost
-	funcOf := map[*ast.FuncDecl]*funcHost{}
-	specOf := map[*ast.ValueSpec]*specHost{}
-	late := map[string]string{}
-	for _, m := range ms {
-		if skip[m.ID] {
-			continue
-		}
-		sf := p.file(m.File)
-		if sf == nil {
-			return nil, fmt.Errorf("schemata: %s: file %s not in package %s", m.ID, m.File, p.dir)
-		}
-		start, end := m.Offset, m.Offset+len(m.Original)
-		var host ast.Decl
-		for _, d := range sf.f.Decls {
-			if p.off(d.Pos()) <= start && end <= p.off(d.End()) {
-				host = d
-				break
-			}
-		}
-		switch d := host.(type) {
-		case nil:
-			s.Own[m.ID] = "outside any single declaration"
-		case *ast.FuncDecl:
-			why := hostableFunc(p, d, m)
-			if why != "" {
-				s.Own[m.ID] = why
-				continue
-			}
-			h := funcOf[d]
-			if h == nil {
-				h = &funcHost{file: sf, fn: d}
-				funcOf[d] = h
-				funcs = append(funcs, h)
-			}
-			h.ms = append(h.ms, m)
-		case *ast.GenDecl:
-			if d.Tok != token.VAR && d.Tok != token.CONST {
-				s.Own[m.ID] = "in a " + d.Tok.String() + " declaration (a type or a struct tag is fixed at build time)"
-				continue
-			}
-			var vs *ast.ValueSpec
-			for _, sp := range d.Specs {
-				if p.off(sp.Pos()) <= start && end <= p.off(sp.End()) || !d.Lparen.IsValid() {
-					vs = sp.(*ast.ValueSpec)
-				}
-			}
-			if vs == nil {
-				s.Own[m.ID] = "spans several specs of a " + d.Tok.String() + " declaration"
-				continue
-			}
-			h := specOf[vs]
-			if h == nil {
-				h = &specHost{file: sf, gd: d, spec: vs, mutated: map[int][]mutValue{}}
-				specOf[vs] = h
-				specs = append(specs, h)
-			}
-			h.ms = append(h.ms, m)
-		}
-	}
-
-	// Specs: which values each mutant changes.
-	converted := map[string][]string{} // const name → mutants
-	var constSpecs []*specHost
-	for _, h := range specs {
-		var kept []Mutant
-		for _, m := range h.ms {
-			why, broken := h.place(p, m)
-			switch {
-			case broken != "":
-				s.Broken[m.ID] = broken
-			case why != "":
-				s.Own[m.ID] = why
-			default:
-				kept = append(kept, m)
-			}
-		}
-		h.ms = kept
-		if len(kept) == 0 || h.gd.Tok != token.CONST || len(h.mutated) == 0 {
-			continue
-		}
-		if iotaGroup(h.gd) {
-			for _, m := range kept {
-				late[m.ID] = "a const of a group with iota or implied values"
-			}
-			continue
-		}
-		constSpecs = append(constSpecs, h)
-		for _, n := range h.spec.Names {
-			for _, m := range kept {
-				converted[n.Name] = appendUnique(converted[n.Name], m.ID)
-			}
-		}
-	}
-	if len(late) > 0 {
-		return late, nil
-	}
-
-	// Consts that depend on a converted const become vars too, in every
-	// file of the package (test files included), also inside functions.
-	type constDecl struct {
-		file  *srcFile
-		gd    *ast.GenDecl
-		local bool
-	}
-	var decls []constDecl
-	for _, sf := range p.files {
-		for _, d := range sf.f.Decls {
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-				decls = append(decls, constDecl{sf, gd, false})
-			}
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Body != nil {
-				ast.Inspect(fn.Body, func(n ast.Node) bool {
-					if ds, ok := n.(*ast.DeclStmt); ok {
-						if gd, ok := ds.Decl.(*ast.GenDecl); ok && gd.Tok == token.CONST {
-							decls = append(decls, constDecl{sf, gd, true})
-						}
-					}
-					return true
-				})
-			}
-		}
-	}
-	dependent := map[*ast.GenDecl][]string{} // local decls converted whole; package ones per spec
-	depSpec := map[*ast.ValueSpec][]string{}
-	for changed := true; changed && len(converted) > 0; {
-		changed = false
-		for _, cd := range decls {
-			for _, sp := range cd.gd.Specs {
-				vs := sp.(*ast.ValueSpec)
-				if specOf[vs] != nil && len(specOf[vs].mutated) > 0 {
-					continue
-				}
-				var causes []string
-				for _, v := range vs.Values {
-					ast.Inspect(v, func(n ast.Node) bool {
-						switch n := n.(type) {
-						case *ast.SelectorExpr:
-							ast.Inspect(n.X, func(x ast.Node) bool {
-								if id, ok := x.(*ast.Ident); ok {
-									causes = appendUnique(causes, converted[id.Name]...)
-								}
-								return true
-							})
-							return false
-						case *ast.Ident:
-							causes = appendUnique(causes, converted[n.Name]...)
-						}
-						return true
-					})
-				}
-				if len(causes) == 0 {
-					continue
-				}
-				if cd.local {
-					for _, c := range causes {
-						if !contains(dependent[cd.gd], c) {
-							dependent[cd.gd] = append(dependent[cd.gd], c)
-							changed = true
-						}
-					}
-					// A local group becomes vars as a whole.
-					for _, sp2 := range cd.gd.Specs {
-						for _, n := range sp2.(*ast.ValueSpec).Names {
-							before := len(converted[n.Name])
-							converted[n.Name] = appendUnique(converted[n.Name], causes...)
-							changed = changed || len(converted[n.Name]) != before
-						}
-					}
-					continue
-				}
-				for _, n := range vs.Names {
-					before := len(converted[n.Name])
-					converted[n.Name] = appendUnique(converted[n.Name], causes...)
-					changed = changed || len(converted[n.Name]) != before
-				}
-				before := len(depSpec[vs])
-				depSpec[vs] = appendUnique(depSpec[vs], causes...)
-				changed = changed || len(depSpec[vs]) != before
-			}
-		}
-	}
-	for _, cd := range decls {
-		if causes := dependent[cd.gd]; len(causes) > 0 && iotaGroup(cd.gd) {
-			for _, c := range causes {
-				late[c] = "a const that a const of an iota group depends on"
-			}
-		}
-		for _, sp := range cd.gd.Specs {
-			if causes := depSpec[sp.(*ast.ValueSpec)]; len(causes) > 0 && iotaGroup(cd.gd) {
-				for _, c := range causes {
-					late[c] = "a const that a const of an iota group depends on"
-				}
-			}
-		}
-	}
-	if len(late) > 0 {
-		return late, nil
-	}
-	for name, ids := range converted {
-		s.convertedBy[p.dir+" "+name] = ids
-	}
-
-	// Edits: converted consts, then mutated vars, then functions.
-	for _, cd := range decls {
-		if cd.local {
-			if causes := dependent[cd.gd]; len(causes) > 0 {
-				s.localConst(p, cd.file, cd.gd)
-			}
-			continue
-		}
-		for _, sp := range cd.gd.Specs {
-			vs := sp.(*ast.ValueSpec)
-			if causes := depSpec[vs]; len(causes) > 0 {
-				s.constToVar(p, cd.file, cd.gd, &specHost{file: cd.file, gd: cd.gd, spec: vs, mutated: map[int][]mutValue{}}, causes)
-			}
-		}
-	}
-	for _, h := range constSpecs {
-		s.constToVar(p, h.file, h.gd, h, ids(h.ms))
-	}
-	for _, h := range specs {
-		if len(h.ms) == 0 {
-			continue
-		}
-		s.specHosted[p.dir] = append(s.specHosted[p.dir], ids(h.ms)...)
-		if h.gd.Tok == token.VAR && len(h.mutated) > 0 {
-			s.varValues(p, h)
-		}
-	}
-	for _, h := range funcs {
-		s.funcCopies(p, h)
-	}
-	return nil, nil
 }
 
 func (p *pkgSrc) file(rel string) *srcFile {
@@ -742,48 +484,7 @@ func (s *Schemata) funcCopies(p *pkgSrc, h *funcHost) {
 		}
 	}
 
-	// Name the receiver and parameters that have no usable name.
-	var args []string
-	recv := ""
-	nameFields := func(fl *ast.FieldList, prefix string, collect *[]string) {
-		if fl == nil {
-			return
-		}
-		for _, f := range fl.List {
-			if len(f.Names) == 0 {
-				n := p.fresh(fmt.Sprintf("%s%d", prefix, len(*collect)))
-				at := p.off(f.Type.Pos())
-				sf.edits = append(sf.edits, edit{at, at, n + " "})
-				*collect = append(*collect, n)
-				continue
-			}
-			for _, id := range f.Names {
-				n := id.Name
-				if n == "_" {
-					n = p.fresh(fmt.Sprintf("%s%d", prefix, len(*collect)))
-					at := p.off(id.Pos())
-					sf.edits = append(sf.edits, edit{at, at + 1, n})
-				}
-				*collect = append(*collect, n)
-			}
-		}
-	}
-	if fn.Recv != nil {
-		var r []string
-		nameFields(fn.Recv, "mcpparityRecv", &r)
-		recv = r[0]
-	}
-	nameFields(fn.Type.Params, "mcpparityArg", &args)
-	if n := fn.Type.Params.NumFields(); n > 0 {
-		last := fn.Type.Params.List[len(fn.Type.Params.List)-1]
-		if _, ok := last.Type.(*ast.Ellipsis); ok {
-			args[len(args)-1] += "..."
-		}
-	}
-	var tparams []string
-	nameFields(fn.Type.TypeParams, "mcpparityType", &tparams)
-	results := fn.Type.Results.NumFields() > 0
-
+	call := dispatchCall(p, sf, fn)
 	var cases strings.Builder
 	for _, m := range h.ms {
 		n := s.IDs[m.ID]
@@ -791,22 +492,12 @@ func (s *Schemata) funcCopies(p *pkgSrc, h *funcHost) {
 		text, err := s.copyText(p, sf, fn, m, inner, name)
 		if err != "" {
 			s.Broken[m.ID] = err
+		}
+		if text == "" {
 			continue
 		}
 		sf.tail = append(sf.tail, tailPart{text: text, kind: regionCopy, ids: []string{m.ID}, origLn: p.fset.Position(fn.Pos()).Line})
-		call := name
-		if recv != "" {
-			call = recv + "." + name
-		}
-		if len(tparams) > 0 {
-			call += "[" + strings.Join(tparams, ", ") + "]"
-		}
-		call += "(" + strings.Join(args, ", ") + ")"
-		if results {
-			fmt.Fprintf(&cases, " case %d: return %s;", n, call)
-		} else {
-			fmt.Fprintf(&cases, " case %d: %s; return;", n, call)
-		}
+		fmt.Fprintf(&cases, " case %d: %s;", n, call(name))
 	}
 	if cases.Len() == 0 {
 		return
@@ -815,11 +506,69 @@ func (s *Schemata) funcCopies(p *pkgSrc, h *funcHost) {
 	sf.edits = append(sf.edits, edit{at, at, " switch " + activeVar + " {" + cases.String() + " };"})
 	var hosted []string
 	for _, m := range h.ms {
-		if s.Broken[m.ID] == "" {
+		if s.Broken[m.ID] == "" && s.Own[m.ID] == "" {
 			hosted = append(hosted, m.ID)
 		}
 	}
 	s.hostRegion(p, sf, fnStart, p.off(fn.Body.Lbrace), hosted)
+}
+
+// dispatchCall names the receiver and the parameters of fn that have no
+// usable name, and returns the statement that calls a copy of fn with
+// them: "return recv.copy[T](a, b...)" (the call, then "return", when fn
+// has no results).
+func dispatchCall(p *pkgSrc, sf *srcFile, fn *ast.FuncDecl) func(name string) string {
+	recv := ""
+	if fn.Recv != nil {
+		recv = nameFields(p, sf, fn.Recv, "mcpparityRecv")[0] + "."
+	}
+	args := nameFields(p, sf, fn.Type.Params, "mcpparityArg")
+	if n := fn.Type.Params.NumFields(); n > 0 {
+		last := fn.Type.Params.List[len(fn.Type.Params.List)-1]
+		if _, ok := last.Type.(*ast.Ellipsis); ok {
+			args[len(args)-1] += "..."
+		}
+	}
+	tparams := ""
+	if tp := nameFields(p, sf, fn.Type.TypeParams, "mcpparityType"); len(tp) > 0 {
+		tparams = "[" + strings.Join(tp, ", ") + "]"
+	}
+	results := fn.Type.Results.NumFields() > 0
+	return func(name string) string {
+		call := recv + name + tparams + "(" + strings.Join(args, ", ") + ")"
+		if results {
+			return "return " + call
+		}
+		return call + "; return"
+	}
+}
+
+// nameFields returns the names of a field list's fields, naming (by an
+// edit of sf) those unnamed or blank.
+func nameFields(p *pkgSrc, sf *srcFile, fl *ast.FieldList, prefix string) []string {
+	var names []string
+	if fl == nil {
+		return nil
+	}
+	for _, f := range fl.List {
+		if len(f.Names) == 0 {
+			n := p.fresh(fmt.Sprintf("%s%d", prefix, len(names)))
+			at := p.off(f.Type.Pos())
+			sf.edits = append(sf.edits, edit{at, at, n + " "})
+			names = append(names, n)
+			continue
+		}
+		for _, id := range f.Names {
+			n := id.Name
+			if n == "_" {
+				n = p.fresh(fmt.Sprintf("%s%d", prefix, len(names)))
+				at := p.off(id.Pos())
+				sf.edits = append(sf.edits, edit{at, at + 1, n})
+			}
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // copyName is the name of a function's copy for mutant n: unexported, so
@@ -830,14 +579,16 @@ func copyName(name string, n int) string {
 }
 
 // copyText is fn's text with mutant m and the inner edits applied, renamed
-// to name.
+// to name; "" when m does not parse (the second result says why) or must
+// be built alone (s.Own says why).
 func (s *Schemata) copyText(p *pkgSrc, sf *srcFile, fn *ast.FuncDecl, m Mutant, inner []edit, name string) (string, string) {
 	fnStart, fnEnd := p.off(fn.Pos()), p.off(fn.End())
 	mutEdit := edit{m.Offset, m.Offset + len(m.Original), m.Replacement}
 	all := []edit{mutEdit}
 	for _, e := range inner {
 		if e.start < mutEdit.end && mutEdit.start < e.end || e.start == e.end && e.start > mutEdit.start && e.start < mutEdit.end {
-			return "", "overlaps a const made a var"
+			s.Own[m.ID] = "overlaps a const made a var"
+			return "", ""
 		}
 		all = append(all, e)
 	}

@@ -150,6 +150,7 @@ func shapesMutants() []Mutant {
 		shapesMutant("tag", "`json:\"x\"`", "`json:\"y\"`"),
 		shapesMutant("broken", "return total", `return "total"`),
 		shapesMutant("unparsable", "return p.X", "return p.X +"),
+		shapesMutant("signature", "(a, b T) []T {", "(a, b T) any {"),
 	}
 }
 
@@ -177,6 +178,14 @@ func TestSchemataShapes(t *testing.T) {
 	}
 	if why := bs.own["tag"]; !strings.Contains(why, "type declaration") {
 		t.Errorf("tag: built alone because %q", why)
+	}
+	// A copy with another signature cannot be called by the dispatch: built
+	// alone, and the other mutants of its function stay hosted.
+	if why := bs.own["signature"]; why != "changes the function's signature" {
+		t.Errorf("signature: built alone because %q", why)
+	}
+	if why, ok := bs.own["pair"]; ok {
+		t.Errorf("pair: built alone because %q", why)
 	}
 	if why := bs.broken["broken"]; !strings.Contains(why, "does not compile") || !strings.Contains(why, "copy of line") {
 		t.Errorf("broken: %q, want a compile error mapped to its line", why)
@@ -236,8 +245,9 @@ func TestSchemataShapes(t *testing.T) {
 
 	// The mutants built alone: their own build, always active.
 	for id, w := range map[string]string{
-		"size": "10 20 4 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
-		"tag":  "10 20 3 HELLO\n6\n1 point\n[1 2]\nx {\"y\":1}\n",
+		"size":      "10 20 4 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
+		"signature": shapesPlain,
+		"tag":       "10 20 3 HELLO\n6\n1 point\n[1 2]\nx {\"y\":1}\n",
 	} {
 		var m Mutant
 		for _, x := range ms {

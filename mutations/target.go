@@ -2,16 +2,15 @@ package mutations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -30,13 +29,12 @@ type TargetConfig struct {
 	// Dir is where check runs (the target file's paths, {dir} aside, are
 	// relative to it); "" means the current folder.
 	Dir string
-	// Workers is the number of mutants in flight; 0 means the number of
-	// CPUs (a target of its own runs a process per scenario).
-	Workers int
-	// Floor and Multiplier set each check's timeout from the baseline's;
-	// 0 means 60 s and 3.
-	Floor      time.Duration
-	Multiplier float64
+	// Workers, ConfirmWorkers, Floor and Multiplier are Config's, with the
+	// same defaults (scheduler.go).
+	Workers        int
+	ConfirmWorkers int
+	Floor          time.Duration
+	Multiplier     float64
 	// Progress receives a line per finished mutant (nil: none).
 	Progress io.Writer
 	// IDs selects mutants or rules (empty: all).
@@ -50,48 +48,20 @@ const buildTimeout = 5 * time.Minute
 // the target file's folder, builds the copy and runs check with the
 // copy's target file: a mutant is killed when check exits 1 naming a
 // difference. An unmutated copy is built and checked first (it must pass).
-// Kills are confirmed once the others are done, with few runs at once: a
+// The mutants run and are confirmed as rule mutants are (scheduler.go): a
 // kill seen only under load does not count.
 func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	start := time.Now()
-	tf, err := suite.LoadTargetFile(cfg.File)
+	tf, ms, err := loadTargetMutants(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	if tf.Mutants == nil {
-		return nil, fmt.Errorf("target file %s has no mutants section (docs/targets.md)", cfg.File)
-	}
-	ms, err := LoadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
+	r, err := NewRunner(Config{Root: cfg.Dir, Harness: cfg.Harness, Workers: cfg.Workers, ConfirmWorkers: cfg.ConfirmWorkers,
+		Floor: cfg.Floor, Multiplier: cfg.Multiplier, Progress: cfg.Progress})
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.IDs) > 0 {
-		if ms, err = Select(ms, cfg.IDs); err != nil {
-			return nil, err
-		}
-	}
-	if err := Resolve(tf.Dir, ms); err != nil {
-		return nil, err
-	}
-	Number(ms)
-	if cfg.Dir == "" {
-		if cfg.Dir, err = os.Getwd(); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.NumCPU()
-	}
-	if cfg.Floor <= 0 {
-		cfg.Floor = 60 * time.Second
-	}
-	if cfg.Multiplier <= 0 {
-		cfg.Multiplier = 3
-	}
-	r, err := NewRunner(Config{Root: cfg.Dir, Harness: cfg.Harness})
-	if err != nil {
-		return nil, err
-	}
+	r.inProcess = false // the target runs in processes of its own
 	tmp, err := os.MkdirTemp("", "mcpparity-mutate-target-")
 	if err != nil {
 		return nil, err
@@ -101,154 +71,180 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &targetRun{r: r, cfg: cfg, tf: tf, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios)}
-
-	rep := &Report{Version: ReportVersion, Mode: ModeTarget, Selected: len(ms), Workers: cfg.Workers,
-		Started: start.UTC().Truncate(time.Second)}
-	base, err := t.baseline(ctx)
-	if err != nil {
+	t := &targetRun{reporter: reporter{r: r, n: len(ms), rep: &Report{Version: ReportVersion, Mode: ModeTarget,
+		Selected: len(ms), Workers: r.cfg.Workers, Started: start.UTC().Truncate(time.Second)}},
+		cfg: cfg, tf: tf, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios)}
+	if err := t.baseline(ctx); err != nil {
+		if ctx.Err() != nil {
+			return t.report(ctx, start)
+		}
 		return nil, err
 	}
-	rep.Baselines = []Baseline{{Name: "build", Seconds: SecondsOf(base.build)},
-		{Name: "check", Seconds: SecondsOf(base.check), Timeout: SecondsOf(base.timeout)}}
-	t.say("baseline: build %.1fs, check %.1fs; timeout per check %.0fs", base.build.Seconds(), base.check.Seconds(), base.timeout.Seconds())
+	defer t.base.remove()
+	sch := &scheduler{lim: r.lim}
+	unsure := sch.run(ctx, t.trials(ms))
+	r.confirm(ctx, sch, unsure, start)
+	return t.report(ctx, start)
+}
 
-	results := make([]Result, len(ms))
-	copies := make([]builtCopy, len(ms)) // kept for the confirmation of a kill
-	defer func() {
-		for _, c := range copies {
-			c.remove()
-		}
-	}()
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range cfg.Workers {
-		wg.Go(func() {
-			for i := range jobs {
-				c, res := t.mutant(ctx, ms[i], base.timeout, t.passes(ms[i])...)
-				if res.needsConfirm() {
-					copies[i] = c
-				} else {
-					c.remove()
-				}
-				results[i] = res
-				t.progress(res)
-			}
-		})
+// loadTargetMutants reads the target file and its catalogue, keeps the
+// mutants of cfg.IDs and resolves them; it fills cfg.Dir.
+func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, error) {
+	tf, err := suite.LoadTargetFile(cfg.File)
+	if err != nil {
+		return nil, nil, err
 	}
-	for i := range ms {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
+	if tf.Mutants == nil {
+		return nil, nil, fmt.Errorf("target file %s has no mutants section (docs/targets.md)", cfg.File)
+	}
+	ms, err := LoadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cfg.IDs) > 0 {
+		if ms, err = Select(ms, cfg.IDs); err != nil {
+			return nil, nil, err
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	// Confirmation, two at a time, on the copy already built: the killing
-	// scenario alone, then, if it passes alone, the whole check once more.
-	confirm := make(chan int)
-	var cwg sync.WaitGroup
-	for range min(2, cfg.Workers) {
-		cwg.Go(func() {
-			for i := range confirm {
-				res := results[i]
-				passes := [][]string{nil}
-				if res.Scenario != "" {
-					passes = [][]string{{res.Scenario}, nil}
-				}
-				start := time.Now()
-				again := t.judge(ctx, ms[i], copies[i], base.timeout, passes...)
-				again.Time = res.Time + SecondsOf(time.Since(start))
-				again.CheckTime += res.CheckTime
-				if again.Verdict != res.Verdict || again.Scenario != res.Scenario {
-					again.Note = fmt.Sprintf("among other runs: %s; alone: %s", res.summary(), again.summary())
-					t.progress(again)
-				}
-				results[i] = again
-			}
-		})
+	if err := Resolve(tf.Dir, ms); err != nil {
+		return nil, nil, err
 	}
-	for i, res := range results {
-		if !res.needsConfirm() || copies[i].file == "" {
-			continue
-		}
-		select {
-		case confirm <- i:
-		case <-ctx.Done():
+	Number(ms)
+	if cfg.Dir == "" {
+		if cfg.Dir, err = os.Getwd(); err != nil {
+			return nil, nil, err
 		}
 	}
-	close(confirm)
-	cwg.Wait()
-	rep.Results = results
-	rep.Elapsed = SecondsOf(time.Since(start))
-	if ctx.Err() != nil {
-		rep.Interrupted = true
-		rep.finish()
-		return rep, ctx.Err()
-	}
-	rep.finish()
-	return rep, nil
+	return tf, ms, nil
 }
 
 // targetRun is one run of a target's mutants.
 type targetRun struct {
-	r    *Runner
+	reporter
 	cfg  TargetConfig
 	tf   *suite.TargetFile
 	tmp  string
 	file string // the target file's name in its folder
 	// byRule names, for each rule, the scenarios whose steps test it.
 	byRule map[string][]string
+	// base is the unmutated copy, built and checked; timeout bounds a
+	// check of a copy.
+	base    builtCopy
+	timeout time.Duration
 }
 
-type targetBaseline struct {
-	build, check, timeout time.Duration
-}
-
-func (t *targetRun) say(format string, args ...any) {
-	if t.cfg.Progress != nil {
-		fmt.Fprintf(t.cfg.Progress, "mutate: "+format+"\n", args...)
-	}
-}
-
-func (t *targetRun) progress(res Result) {
-	if t.cfg.Progress == nil {
-		return
-	}
-	what := res.KilledBy
-	if res.Error != "" {
-		what = firstLine(res.Error)
-	}
-	if res.Note != "" {
-		what += " (" + res.Note + ")"
-	}
-	fmt.Fprintf(t.cfg.Progress, "%-8s %-5s %s %s (%.1fs)\n", res.Verdict, res.Rule, res.ID, what, float64(res.Time))
-}
-
-// baseline builds and checks an unmutated copy: it must pass.
-func (t *targetRun) baseline(ctx context.Context) (targetBaseline, error) {
-	var b targetBaseline
+// baseline builds and checks an unmutated copy: it must pass. The copy is
+// kept, to settle timeouts.
+func (t *targetRun) baseline(ctx context.Context) error {
 	dir, err := os.MkdirTemp(t.tmp, "baseline-")
 	if err != nil {
-		return b, err
+		return err
 	}
-	defer os.RemoveAll(dir)
+	t.base.dir = dir
 	copyFile, build, err := t.copyTarget(ctx, dir, nil)
-	b.build = build
 	if err != nil {
-		return b, &BaselineError{What: "the build of " + t.tf.Dir, Err: err}
+		return &BaselineError{What: "the build of " + t.tf.Dir, Err: err}
 	}
+	t.base.file = copyFile
 	start := time.Now()
-	x, o := t.r.checkOnce(ctx, 20*time.Minute, dir, t.cfg.Harness, "", "", []string{"--target-file", copyFile}, nil)
-	b.check = time.Since(start)
+	x, o := t.r.checkOnce(ctx, baselineBound, dir, t.cfg.Harness, "", "", []string{"--target-file", copyFile}, nil)
+	check := time.Since(start)
 	if x.cancelled {
-		return b, ctx.Err()
+		return ctx.Err()
 	}
 	if o.Verdict != VerdictSurvived {
-		return b, &BaselineError{What: "check of " + t.tf.Dir, Output: x.out, Err: fmt.Errorf("check of the unmutated target: %s %s%s", o.Verdict, o.KilledBy, o.Error)}
+		return &BaselineError{What: "check of " + t.tf.Dir, Output: x.out, Err: fmt.Errorf("check of the unmutated target: %s %s%s", o.Verdict, o.KilledBy, o.Error)}
 	}
-	b.timeout = t.cfg.Floor + time.Duration(t.cfg.Multiplier*float64(b.check))
-	return b, nil
+	t.timeout = t.r.lim.timeout(check)
+	t.rep.Baselines = []Baseline{{Name: "build", Seconds: SecondsOf(build)},
+		{Name: "check", Seconds: SecondsOf(check), Timeout: SecondsOf(t.timeout)}}
+	t.r.say("baseline: build %.1fs, check %.1fs; timeout per check %.0fs", build.Seconds(), check.Seconds(), t.timeout.Seconds())
+	return nil
+}
+
+func (t *targetRun) trials(ms []Mutant) []trial {
+	ts := make([]trial, len(ms))
+	for i, m := range ms {
+		ts[i] = &targetTrial{t: t, m: m, res: Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}}
+	}
+	return ts
+}
+
+// targetTrial is one mutant of a target: one part, its copy built and
+// checked.
+type targetTrial struct {
+	t   *targetRun
+	m   Mutant
+	res Result
+	c   builtCopy // kept for the confirmation
+}
+
+func (x *targetTrial) parts() int             { return 1 }
+func (x *targetTrial) cost(int) time.Duration { return 0 }
+func (x *targetTrial) unsure(int) bool        { return x.res.unsure() && x.c.file != "" }
+
+// run builds a copy with the mutant applied and judges it by check:
+// first with the scenarios whose steps test its rule (a kill there is a
+// kill by the whole suite, and cheaper), then, if it survives them, with
+// every scenario, so that a survivor is always judged by all.
+func (x *targetTrial) run(ctx context.Context, _ int) bool {
+	dir, err := os.MkdirTemp(x.t.tmp, "mutant-")
+	if err == nil {
+		x.c.dir = dir
+		x.c.file, _, err = x.t.copyTarget(ctx, dir, &x.m)
+	}
+	var nv *notViable
+	switch {
+	case ctx.Err() != nil:
+		return false
+	case errors.As(err, &nv):
+		x.res.Verdict, x.res.Error = VerdictNotViable, err.Error()
+		return true
+	case err != nil:
+		x.res.Verdict, x.res.Error = VerdictError, err.Error()
+		return true
+	}
+	passes := [][]string{nil}
+	if sc := x.t.byRule[x.m.Rule]; len(sc) > 0 {
+		passes = [][]string{sc, nil}
+	}
+	_, ok := x.t.judge(ctx, x.c, &x.res, passes...)
+	return ok
+}
+
+// confirm judges the copy again: the killing scenario alone, then, if it
+// passes alone, the whole check once more; a timeout or a check that could
+// not run, alone, is settled against the unmutated copy.
+func (x *targetTrial) confirm(ctx context.Context, _ int) bool {
+	first := x.res
+	passes := [][]string{nil}
+	if first.Scenario != "" {
+		passes = [][]string{{first.Scenario}, nil}
+	}
+	o, ok := x.t.judge(ctx, x.c, &x.res, passes...)
+	if !ok {
+		return false
+	}
+	if settled(o.Reason) {
+		var u Result
+		uo, ok := x.t.judge(ctx, x.t.base, &u, passes...)
+		if !ok {
+			return false
+		}
+		x.res.CheckTime += u.CheckTime
+		x.res.Verdict, x.res.Reason, x.res.Error = settle(o.Reason, o.seen(), uo.seen(), x.t.timeout)
+	}
+	if x.res.Verdict != first.Verdict || x.res.Scenario != first.Scenario || x.res.Reason != first.Reason {
+		x.res.Note = fmt.Sprintf("among other runs: %s; alone: %s", first.summary(), x.res.summary())
+	}
+	return true
+}
+
+func (x *targetTrial) done(run, confirm time.Duration) {
+	x.c.remove()
+	x.res.ConfirmTime = SecondsOf(confirm)
+	x.res.Time = SecondsOf(run + confirm)
+	x.t.emit(x.res)
 }
 
 // builtCopy is a copy of the target, mutated and built, in dir.
@@ -263,34 +259,12 @@ func (c builtCopy) remove() {
 	}
 }
 
-// mutant builds a copy with m applied and judges it by check (judge). The
-// caller removes the copy.
-func (t *targetRun) mutant(ctx context.Context, m Mutant, timeout time.Duration, passes ...[]string) (c builtCopy, res Result) {
-	start := time.Now()
-	defer func() { res.Time = SecondsOf(time.Since(start)) }()
-	dir, err := os.MkdirTemp(t.tmp, "mutant-")
-	if err == nil {
-		c.dir = dir
-		c.file, _, err = t.copyTarget(ctx, dir, &m)
-	}
-	if err != nil {
-		c.file = ""
-		res = t.result(m)
-		res.Verdict, res.Error = VerdictError, err.Error()
-		return c, res
-	}
-	return c, t.judge(ctx, m, c, timeout, passes...)
-}
-
-func (t *targetRun) result(m Mutant) Result {
-	return Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}
-}
-
-// judge runs check on a built copy in passes: each pass runs the scenarios
-// it names (nil: all of them), and the first pass whose verdict is not a
-// survival gives the result.
-func (t *targetRun) judge(ctx context.Context, m Mutant, c builtCopy, timeout time.Duration, passes ...[]string) Result {
-	res := t.result(m)
+// judge runs check on a built copy in passes into res: each pass runs the
+// scenarios it names (nil: all of them), and the first pass whose verdict
+// is not a survival gives the verdict, also returned. False when
+// cancelled.
+func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes ...[]string) (suiteOutcome, bool) {
+	var o suiteOutcome
 	for _, scenarios := range passes {
 		extra := []string{"--target-file", c.file, "--failfast"}
 		if len(scenarios) > 0 {
@@ -300,31 +274,24 @@ func (t *targetRun) judge(ctx context.Context, m Mutant, c builtCopy, timeout ti
 			}
 			extra = append(extra, "--run", "^("+strings.Join(quoted, "|")+")$")
 		}
-		checkStart := time.Now()
-		x, o := t.r.checkOnce(ctx, timeout, c.dir, t.cfg.Harness, "", "", extra, nil)
-		res.CheckTime += SecondsOf(time.Since(checkStart))
+		var x execResult
+		x, o = t.r.checkOnce(ctx, t.timeout, c.dir, t.cfg.Harness, "", "", extra, nil)
 		if x.cancelled {
-			res.Verdict, res.Error = VerdictError, "interrupted"
-			return res
+			return o, false
 		}
-		res.Verdict, res.KilledBy, res.Scenario, res.Path, res.Want, res.Got, res.Error =
-			o.Verdict, o.KilledBy, o.Scenario, o.Path, o.Want, o.Got, o.Error
+		res.setSuite(o, x.dur)
 		if res.Verdict != VerdictSurvived {
 			break
 		}
 	}
-	return res
+	return o, true
 }
 
-// passes are the checks that judge m: the scenarios whose steps test its
-// rule first (a kill there is a kill by the whole suite, and cheaper), then,
-// if it survives them, every scenario: a survivor is always judged by all.
-func (t *targetRun) passes(m Mutant) [][]string {
-	if sc := t.byRule[m.Rule]; len(sc) > 0 {
-		return [][]string{sc, nil}
-	}
-	return [][]string{nil}
-}
+// notViable is the failure of a mutated copy's build: the mutant does not
+// build.
+type notViable struct{ msg string }
+
+func (e *notViable) Error() string { return e.msg }
 
 // copyTarget copies the target file's folder into dir/target (the Link
 // entries linked, not copied), applies m (when set) and runs the build
@@ -335,16 +302,7 @@ func (t *targetRun) copyTarget(ctx context.Context, dir string, m *Mutant) (stri
 		return "", 0, err
 	}
 	if m != nil {
-		path := filepath.Join(dst, filepath.FromSlash(m.File))
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return "", 0, err
-		}
-		out, err := m.Apply(src)
-		if err != nil {
-			return "", 0, err
-		}
-		if err := os.WriteFile(path, out, 0o644); err != nil {
+		if err := applyTo(filepath.Join(dst, filepath.FromSlash(m.File)), *m); err != nil {
 			return "", 0, err
 		}
 	}
@@ -358,10 +316,26 @@ func (t *targetRun) copyTarget(ctx context.Context, dir string, m *Mutant) (stri
 		return "", 0, fmt.Errorf("mutants build: %w", err)
 	}
 	x := t.r.exec(ctx, buildTimeout, dst, dir, argv)
-	if x.err != nil || x.timedOut {
-		return "", x.dur, fmt.Errorf("build %q: %v\n%s", tf.Mutants.Build, x.failure(), tail(x.out, 2000))
+	switch {
+	case x.timedOut:
+		return "", x.dur, fmt.Errorf("build %q: %v", tf.Mutants.Build, x.failure())
+	case x.err != nil:
+		return "", x.dur, &notViable{fmt.Sprintf("does not build: %q: %v\n%s", tf.Mutants.Build, x.err, tail(x.out, 2000))}
 	}
 	return copyFile, x.dur, nil
+}
+
+// applyTo applies m to the file at path.
+func applyTo(path string, m Mutant) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := m.Apply(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, 0o644)
 }
 
 // copyTree copies the regular files and folders of src to dst; the

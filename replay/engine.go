@@ -234,8 +234,11 @@ func label(method string, tree any) string {
 // peer is one client connection (an HTTP session or a stdio stream): the
 // server requests sent to it and awaiting an answer.
 type peer struct {
-	mu       sync.Mutex
-	pending  map[string]*pending
+	mu      sync.Mutex
+	pending map[string]*pending
+	// waived are the ids of optional requests given up when the session
+	// or the connection ended: a late answer to one is no problem.
+	waived   map[string]bool
 	next     int64
 	done     chan struct{}
 	doneOnce sync.Once
@@ -247,7 +250,9 @@ type pending struct {
 	step *step
 }
 
-func newPeer() *peer { return &peer{pending: map[string]*pending{}, done: make(chan struct{})} }
+func newPeer() *peer {
+	return &peer{pending: map[string]*pending{}, waived: map[string]bool{}, done: make(chan struct{})}
+}
 
 func (p *peer) close() { p.doneOnce.Do(func() { close(p.done) }) }
 
@@ -284,6 +289,22 @@ func (p *peer) drop(pd *pending) {
 		delete(p.pending, string(pd.id))
 	}
 	p.mu.Unlock()
+}
+
+// waive drops an optional request the session ended before: an answer to
+// it that comes anyway is then ignored (see late).
+func (p *peer) waive(pd *pending) {
+	p.drop(pd)
+	p.mu.Lock()
+	p.waived[string(pd.id)] = true
+	p.mu.Unlock()
+}
+
+// late reports whether id is that of a waived request.
+func (p *peer) late(id json.RawMessage) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waived[string(id)]
 }
 
 // afterAnswer marks the recorded answer used; it returns its script.
@@ -370,11 +391,15 @@ func (e *engine) await(ctx context.Context, p *peer, pd *pending, st *step) {
 		problem = fmt.Sprintf("no answer within %v", timeout)
 	case <-ctx.Done():
 		problem = "the request or connection ended before the answer"
+		if st.optional {
+			p.waive(pd)
+			return // the recorded client did not answer either
+		}
 	case <-p.done:
 		problem = "the session ended before the answer"
 		if st.optional {
-			p.drop(pd)
-			return // the recorded client did not answer either
+			p.waive(pd)
+			return
 		}
 	}
 	p.drop(pd)

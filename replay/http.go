@@ -497,6 +497,10 @@ func (r *Replay) serveAnswer(w http.ResponseWriter, sess *session, in *incoming)
 	if sess != nil {
 		pd = sess.deliver(in)
 	}
+	if pd == nil && sess != nil && sess.peer.late(in.ID) {
+		w.WriteHeader(http.StatusAccepted) // an optional request given up on
+		return
+	}
 	if pd == nil {
 		r.e.unmatched("", fmt.Sprintf("replay: answer with id %s matches no pending server request", in.ID))
 		w.WriteHeader(http.StatusAccepted)

@@ -276,6 +276,9 @@ func (s *stdioConn) handle(line []byte) error {
 	}
 	if in.isResponse() {
 		pd := s.p.deliver(in)
+		if pd == nil && s.p.late(in.ID) {
+			return nil // an optional request given up on
+		}
 		if pd == nil {
 			e.unmatched("", fmt.Sprintf("replay: answer with id %s matches no pending server request", in.ID))
 			return nil

@@ -10,13 +10,17 @@ import (
 	"time"
 )
 
+// Verdict is a scenario's outcome against a target, as check, matrix,
+// diff and mutate report it (the JSON of check --json).
+type Verdict string
+
 // Verdicts of a scenario.
 const (
-	Pass     = "pass"     // equal to the golden observations
-	Accepted = "accepted" // differs only where the target declared it may
-	Fail     = "fail"     // a divergence
-	Error    = "error"    // the harness or the target could not run
-	Skipped  = "skipped"  // not run: an earlier failure stopped the check (FailFast)
+	Pass     Verdict = "pass"     // equal to the golden observations
+	Accepted Verdict = "accepted" // differs only where the target declared it may
+	Fail     Verdict = "fail"     // a divergence
+	Error    Verdict = "error"    // the harness or the target could not run
+	Skipped  Verdict = "skipped"  // not run: an earlier failure stopped the check (FailFast)
 )
 
 // DefaultParallel is how many scenarios Check runs at once: each has its
@@ -26,7 +30,7 @@ const DefaultParallel = 8
 // Result is one scenario's outcome.
 type Result struct {
 	Scenario string        `json:"scenario"`
-	Verdict  string        `json:"verdict"`
+	Verdict  Verdict       `json:"verdict"`
 	Diffs    []Diff        `json:"diffs,omitempty"`
 	Err      string        `json:"error,omitempty"`
 	Logs     string        `json:"logs,omitempty"`

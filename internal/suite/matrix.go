@@ -26,7 +26,7 @@ type Matrix struct {
 
 // Cell is what one implementation did in one scenario.
 type Cell struct {
-	Verdict string // pass, accepted, fail, error, skipped; "" not run
+	Verdict Verdict // "" not run
 	// Short is one line: the first difference, the reasons of the accepted
 	// ones, or the error.
 	Short string
@@ -70,8 +70,8 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 }
 
 // Counts returns, for column c, how many scenarios got each verdict.
-func (m *Matrix) Counts(c Column) map[string]int {
-	n := map[string]int{}
+func (m *Matrix) Counts(c Column) map[Verdict]int {
+	n := map[Verdict]int{}
 	for _, s := range m.Scenarios {
 		n[m.Cell(c, s).Verdict]++
 	}
@@ -141,7 +141,7 @@ func WriteMatrixMarkdown(w io.Writer, m *Matrix) {
 		fmt.Fprint(w, "---|")
 	}
 	fmt.Fprintln(w)
-	mark := map[string]string{Pass: "✅ pass", Accepted: "🟡 accepted", Fail: "❌ fail", Error: "⚠️ error", Skipped: "⏭ skipped", "": "—"}
+	mark := map[Verdict]string{Pass: "✅ pass", Accepted: "🟡 accepted", Fail: "❌ fail", Error: "⚠️ error", Skipped: "⏭ skipped", "": "—"}
 	for _, s := range m.Scenarios {
 		fmt.Fprintf(w, "| `%s` |", s)
 		for _, c := range m.Columns {
@@ -181,15 +181,15 @@ func WriteMatrixHTML(w io.Writer, m *Matrix) error {
 	}
 	type colView struct {
 		Column
-		Counts map[string]int
+		Counts map[Verdict]int
 	}
-	label := map[string]string{Pass: "✓", Accepted: "≈", Fail: "✗", Error: "!", Skipped: "–", "": "–"}
+	label := map[Verdict]string{Pass: "✓", Accepted: "≈", Fail: "✗", Error: "!", Skipped: "–", "": "–"}
 	var rows []rowView
 	for _, s := range m.Scenarios {
 		row := rowView{Scenario: s}
 		for _, c := range m.Columns {
 			cell := m.Cell(c, s)
-			class := cell.Verdict
+			class := string(cell.Verdict)
 			if class == "" {
 				class = "none"
 			}

@@ -33,7 +33,7 @@ func WriteDetails(w io.Writer, results []Result) {
 
 // Totals is the one-line count of verdicts.
 func Totals(results []Result) string {
-	n := map[string]int{}
+	n := map[Verdict]int{}
 	for _, r := range results {
 		n[r.Verdict]++
 	}

@@ -132,8 +132,8 @@ func TestLoadScenariosRejectsBadFiles(t *testing.T) {
 	}
 }
 
-// TestEmbeddedData: every scenario and mutation file loads, there are
-// sixteen mutations, and every scenario but the fidelity ones has a golden
+// TestEmbeddedData: every scenario and config change loads, there are
+// sixteen changes, and every scenario but the fidelity ones has a golden
 // file.
 func TestEmbeddedData(t *testing.T) {
 	scs, err := suite.EmbeddedScenarios()

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/mcpparity/mcpparity/mutations"
 )
@@ -45,8 +43,8 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		minScore  = flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this")
 		root      = flags.String("root", "", "module root (default: the folder of the nearest go.mod)")
 		catalogue = flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root")
-		floor     = flags.Duration("timeout-floor", 30*time.Second, "per-run timeout: this floor (5s with --operators unless set)…")
-		mult      = flags.Float64("timeout-factor", 3, "…plus this multiple of the baseline's time")
+		floor     = flags.Duration("timeout-floor", 0, fmt.Sprintf("per-run timeout: this floor (0: %v, %v with coverage)…", mutations.DefaultFloor, mutations.CoveredFloor))
+		mult      = flags.Float64("timeout-factor", mutations.DefaultFactor, "…plus this multiple of the baseline's time")
 		noFilter  = flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)")
 		changed   = flags.String("changed", "", "only the mutants whose rule's files or scenarios changed since this git revision (git diff --name-only REV)")
 		ownBuilds = flags.Bool("own-builds", false, "build each mutant alone instead of in the schemata (slower; a cross-check)")
@@ -63,13 +61,6 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	}
 	if *target != "" {
 		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, stdout, stderr)
-	}
-	floorSet := false
-	flags.Visit(func(f *flag.Flag) { floorSet = floorSet || f.Name == "timeout-floor" })
-	if *operators && !floorSet {
-		// Timeouts come from the baseline times of the scenarios and tests
-		// reaching each mutant; one seen under load is confirmed alone.
-		*floor = 5 * time.Second
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {

@@ -1,4 +1,4 @@
-package suite_test
+package cli
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func buildImage(t *testing.T, pool *dockertest.Pool, bin string) string {
 	tag := "mcpparity-test-ref:" + randomHex(t)
 	dir := t.TempDir()
 	copyFile(t, bin, filepath.Join(dir, "mcpparity"), 0o755)
-	copyFile(t, "../../docker/Dockerfile", filepath.Join(dir, "Dockerfile"), 0o644)
+	copyFile(t, "../../../docker/Dockerfile", filepath.Join(dir, "Dockerfile"), 0o644)
 	t.Cleanup(func() {
 		err := pool.Client.RemoveImageExtended(tag, dc.RemoveImageOptions{Force: true})
 		if err != nil && !errors.Is(err, dc.ErrNoSuchImage) {

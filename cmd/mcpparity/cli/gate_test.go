@@ -1,4 +1,4 @@
-package suite_test
+package cli
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const defaultDivergence = "P7-no-trim"
 // second target whose only difference from the reference is that rule.
 func buildDivergent(t *testing.T, mutantID string) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestGateRefBinaryPasses(t *testing.T) {
 		t.Skip("builds a binary")
 	}
 	bin := buildRef(t)
-	results := runCheck(t, bin)
+	results := gateCheck(t, bin)
 	for _, r := range results {
 		if r.Verdict != suite.Pass {
 			t.Errorf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
@@ -98,7 +98,7 @@ func TestGateDivergentFails(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.mutant, func(t *testing.T) {
-			results := runCheck(t, buildDivergent(t, c.mutant))
+			results := gateCheck(t, buildDivergent(t, c.mutant))
 			diverged, errored := suite.Failed(results)
 			if !diverged || errored {
 				t.Fatalf("want a divergence and no harness error, got %+v", results)
@@ -199,7 +199,7 @@ func TestGateCommandExitCodes(t *testing.T) {
 
 func buildRef(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +213,8 @@ func buildRef(t *testing.T) string {
 	return bin
 }
 
-// runCheck runs every scenario against bin started as serve-ref.
-func runCheck(t *testing.T, bin string) []suite.Result {
+// gateCheck runs every scenario against bin started as serve-ref.
+func gateCheck(t *testing.T, bin string) []suite.Result {
 	t.Helper()
 	target, err := suite.ParseTarget("cmd:" + bin + " serve-ref --addr {addr} --state {state} --workspace {workspace}")
 	if err != nil {
@@ -226,4 +226,19 @@ func runCheck(t *testing.T, bin string) []suite.Result {
 		t.Fatal(err)
 	}
 	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
+}
+
+// testConfig runs target with the embedded config changes, this test
+// binary as the harness (TestMain makes it serve stdio replays).
+func testConfig(t *testing.T, target suite.Target) suite.Config {
+	t.Helper()
+	changes, err := suite.EmbeddedChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return suite.Config{Target: target, Harness: []string{exe}, Changes: changes}
 }
