@@ -39,6 +39,8 @@ type TargetConfig struct {
 	Progress io.Writer
 	// IDs selects mutants or rules (empty: all).
 	IDs []string
+	// CheckArgs are check's arguments (nil: "check"), e.g. with --suite.
+	CheckArgs []string
 }
 
 // buildTimeout bounds one build of a copy of the target.
@@ -57,7 +59,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 		return nil, err
 	}
 	r, err := NewRunner(Config{Root: cfg.Dir, Harness: cfg.Harness, Workers: cfg.Workers, ConfirmWorkers: cfg.ConfirmWorkers,
-		Floor: cfg.Floor, Multiplier: cfg.Multiplier, Progress: cfg.Progress})
+		Floor: cfg.Floor, Multiplier: cfg.Multiplier, Progress: cfg.Progress, CheckArgs: cfg.CheckArgs})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,12 +97,11 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	name := strings.ReplaceAll(strings.TrimSuffix(s.File, ".json"), "/", "-")
-	cfg := impl.MCPServerConfig{Enabled: true}
-	var finish func() error
+	src := source{name: name, server: "sdk", timeout: 60 * time.Second}
+	if strings.HasPrefix(s.Mode, "everything") {
+		src.timeout = everythingStart // first npx start downloads the package
+	}
 	switch s.Mode {
 	case "sse", "json", "edge", "everything-http":
 		upstream, module, version, stop, err := startHTTP(ctx, s.Mode)
@@ -109,26 +109,59 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 			return err
 		}
 		defer stop()
-		proxy, err := recorder.NewProxy(upstream, nil)
+		src.url, src.module, src.version = upstream, module, version
+	case "stdio":
+		src.command = strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
+		src.module, src.version = recorder.GoSDK()
+	case "everything":
+		if _, err := exec.LookPath("npx"); err != nil {
+			return ErrNoNpx
+		}
+		src.command, src.module, src.version = EverythingCommand, EverythingModule, EverythingVersion
+	default:
+		return fmt.Errorf("unknown recording mode %q", s.Mode)
+	}
+	return src.record(ctx, path, harness, calls)
+}
+
+// source is a server to record: an HTTP endpoint already serving (url) or
+// a stdio command line (command), and how its fixture is named.
+type source struct {
+	url, command    string
+	name            string // manifest.name
+	module, version string // the server's SDK, for the manifest
+	secrets         []string
+	server          string        // its name in the pool's store
+	timeout         time.Duration // bound of the whole recording
+}
+
+// record drives the reference pool against the server through the
+// recorder and writes the fixture into path.
+func (src source) record(ctx context.Context, path string, harness []string, calls []Call) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	cfg := impl.MCPServerConfig{Enabled: true}
+	fixture := recorder.Config{Name: src.name, SDKModule: src.module, SDKVersion: src.version, Secrets: src.secrets}
+	var finish func() error
+	if src.url != "" {
+		u, err := url.Parse(src.url)
+		if err != nil {
+			return fmt.Errorf("upstream %q: %w", src.url, err)
+		}
+		proxy, err := recorder.NewProxy(src.url, nil)
 		if err != nil {
 			return err
 		}
 		defer proxy.Close()
 		front := httptest.NewServer(proxy)
 		defer front.Close()
-		cfg.URL = front.URL + "/mcp"
-		finish = func() error {
-			return finishHTTP(ctx, proxy, path, recorder.Config{Name: name, SDKModule: module, SDKVersion: version})
-		}
-	case "stdio", "everything":
-		var err error
-		if finish, err = stdioRecorder(s, path, name, harness, &cfg); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("unknown recording mode %q", s.Mode)
+		cfg.URL = front.URL + u.RequestURI()
+		finish = func() error { return finishHTTP(ctx, proxy, path, fixture) }
+	} else {
+		finish = stdioRecorder(src, path, harness, &cfg)
 	}
-	if err := drive(ctx, s, cfg, calls); err != nil {
+	if err := drive(ctx, src, cfg, calls); err != nil {
 		return err
 	}
 	return finish()
@@ -175,19 +208,13 @@ func finishHTTP(ctx context.Context, proxy *recorder.Proxy, path string, cfg rec
 
 // stdioRecorder makes the pool's stdio server the recorder, which runs the
 // real server and writes the fixture when the pool closes its stdin.
-func stdioRecorder(s Set, path, name string, harness []string, cfg *impl.MCPServerConfig) (func() error, error) {
-	upstream := strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
-	module, version := recorder.GoSDK()
-	if s.Mode == "everything" {
-		if _, err := exec.LookPath("npx"); err != nil {
-			return nil, ErrNoNpx
-		}
-		upstream = EverythingCommand
-		module, version = EverythingModule, EverythingVersion
-	}
+func stdioRecorder(src source, path string, harness []string, cfg *impl.MCPServerConfig) func() error {
 	cfg.Command = harness[0]
-	cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", upstream,
-		"--out", path, "--name", name, "--sdk-module", module, "--sdk-version", version)
+	cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", src.command,
+		"--out", path, "--name", src.name, "--sdk-module", src.module, "--sdk-version", src.version)
+	for _, v := range src.secrets {
+		cfg.Args = append(cfg.Args, "--secret", v)
+	}
 	before, _ := os.Stat(path)
 	return func() error {
 		after, err := os.Stat(path)
@@ -200,12 +227,12 @@ func stdioRecorder(s Set, path, name string, harness []string, cfg *impl.MCPServ
 		}
 		_, err = fixtures.Decode(path, data)
 		return err
-	}, nil
+	}
 }
 
 // drive runs the reference pool through the script: status (initialize,
 // initialized, tools/list), every call, then close.
-func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) error {
+func drive(ctx context.Context, src source, cfg impl.MCPServerConfig, calls []Call) error {
 	state, err := os.MkdirTemp("", "mcpparity-record-state-")
 	if err != nil {
 		return err
@@ -215,18 +242,13 @@ func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) e
 	if err != nil {
 		return err
 	}
-	const server = "sdk"
-	if err := store.Save(map[string]impl.MCPServerConfig{server: cfg}); err != nil {
+	if err := store.Save(map[string]impl.MCPServerConfig{src.server: cfg}); err != nil {
 		return err
 	}
-	timeout := 60 * time.Second
-	if strings.HasPrefix(s.Mode, "everything") {
-		timeout = 4 * time.Minute // first npx start downloads the package
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, src.timeout)
 	defer cancel()
 	pool := impl.NewPool(store, impl.Options{
-		ConnectTimeout: func(string) time.Duration { return timeout },
+		ConnectTimeout: func(string) time.Duration { return src.timeout },
 		ServerStderr:   os.Stderr,
 	})
 
@@ -237,7 +259,7 @@ func drive(ctx context.Context, s Set, cfg impl.MCPServerConfig, calls []Call) e
 		if err != nil {
 			break
 		}
-		res := pool.Call(ctx, impl.ExposedName(server, c.Tool), c.Args, 0)
+		res := pool.Call(ctx, impl.ExposedName(src.server, c.Tool), c.Args, 0)
 		failed := strings.HasPrefix(res.Output, impl.CallErrorPrefix)
 		if failed != c.Fails || strings.HasPrefix(res.Output, impl.UnknownToolPrefix) {
 			err = fmt.Errorf("call %s (expected to fail: %v): %s", c.Tool, c.Fails, res.Output)

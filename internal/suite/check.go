@@ -39,16 +39,16 @@ type Result struct {
 	Observed []byte `json:"-"`
 }
 
-// Golden returns the golden observations of a scenario (nil, error when
-// there are none).
+// Golden returns the golden observations of a scenario by ID (nil, error
+// when there are none).
 type Golden func(scenario string) ([]byte, error)
 
-// Select returns the scenarios whose name run matches (all when run is
-// nil).
+// Select returns the scenarios whose ID run matches ("03-status",
+// "myteam:30-files"; all when run is nil).
 func Select(scenarios []*Scenario, run *regexp.Regexp) []*Scenario {
 	var out []*Scenario
 	for _, s := range scenarios {
-		if run == nil || run.MatchString(s.Name) {
+		if run == nil || run.MatchString(s.ID()) {
 			out = append(out, s)
 		}
 	}
@@ -99,14 +99,14 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 				defer func() { <-slots }()
 			}
 			if ctx.Err() != nil {
-				results[i] = Result{Scenario: s.Name, Verdict: Skipped}
+				results[i] = Result{Scenario: s.ID(), Verdict: Skipped}
 				return
 			}
 			start := time.Now()
 			res := checkOne(ctx, cfg, s, golden, deviations)
 			res.Duration = time.Since(start).Round(time.Millisecond)
 			if res.Verdict == Error && ctx.Err() != nil {
-				res = Result{Scenario: s.Name, Verdict: Skipped, Duration: res.Duration}
+				res = Result{Scenario: s.ID(), Verdict: Skipped, Duration: res.Duration}
 			}
 			if res.Verdict == Fail && cfg.FailFast {
 				stop()
@@ -156,7 +156,7 @@ func summary(r Result) string {
 }
 
 func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation) Result {
-	res := Result{Scenario: s.Name}
+	res := Result{Scenario: s.ID()}
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	res.Logs = logs
 	if err != nil {
@@ -179,10 +179,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 			res.Diffs = append(res.Diffs, d)
 		}
 	}
-	goldenName := s.Name
-	if s.SameAs != "" {
-		goldenName = s.SameAs
-	}
+	goldenName := s.goldenID()
 	want, err := golden(goldenName)
 	if err != nil {
 		res.Verdict, res.Err = Error, fmt.Sprintf("golden file: %v", err)
@@ -203,7 +200,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 	for _, d := range Compare(wantObs, obs) {
 		d.Step = stepName(d.Path, obs)
 		for _, dev := range deviations {
-			if dev.matches(s.Name, d) {
+			if dev.matches(s.ID(), d) {
 				d.Accepted, d.Reason = true, dev.Reason
 				break
 			}

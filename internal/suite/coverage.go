@@ -47,8 +47,8 @@ func RuleScenarios(scenarios []*Scenario) map[string][]string {
 		var walk func(st Step)
 		walk = func(st Step) {
 			for _, c := range st.Rules {
-				add(c, s.Name)
-				add(docs.Rule(c), s.Name)
+				add(c, s.ID())
+				add(docs.Rule(c), s.ID())
 			}
 			for _, sub := range st.Parallel {
 				walk(sub)

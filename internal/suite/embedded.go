@@ -1,8 +1,6 @@
 package suite
 
 import (
-	"io/fs"
-
 	"github.com/mcpparity/mcpparity/golden"
 	"github.com/mcpparity/mcpparity/scenarios"
 )
@@ -15,5 +13,5 @@ func EmbeddedChanges() ([]*Change, error) { return LoadChanges(scenarios.Files, 
 
 // EmbeddedGolden reads the golden files built into the binary.
 func EmbeddedGolden(scenario string) ([]byte, error) {
-	return fs.ReadFile(golden.Files, scenario+".golden")
+	return golden.Read("", scenario)
 }

@@ -14,7 +14,11 @@ import (
 // store it starts from, and the steps it drives through the contract.
 type Scenario struct {
 	// Name is the file name without ".json", e.g. "03-status".
-	Name        string                `json:"-"`
+	Name string `json:"-"`
+	// Suite and Dir are the name and folder of the suite the scenario
+	// comes from ("" for an embedded one): see ID, and LoadSuite.
+	Suite       string                `json:"-"`
+	Dir         string                `json:"-"`
 	Description string                `json:"description"`
 	Servers     map[string]ServerSpec `json:"servers,omitempty"`
 	// Env is given to the target (placeholders expanded).
@@ -37,9 +41,10 @@ type Scenario struct {
 // ServerSpec is a server a scenario's configuration points at. Exactly one
 // of Replay and Live is set.
 type ServerSpec struct {
-	// Replay names an embedded fixture ("sdk/sse.json") served back by the
-	// replay: over HTTP ({url:NAME}) or, with Stdio, as a command
-	// ({cmd:NAME} and the args "{args:NAME}").
+	// Replay names a fixture ("sdk/sse.json") served back by the replay:
+	// over HTTP ({url:NAME}) or, with Stdio, as a command ({cmd:NAME} and
+	// the args "{args:NAME}"). A suite's scenario finds it in the suite's
+	// fixtures/ first, then among the embedded recordings.
 	Replay string `json:"replay,omitempty"`
 	Stdio  bool   `json:"stdio,omitempty"`
 	// Live runs the real SDK server in process: "sse" or "json".

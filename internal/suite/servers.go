@@ -24,13 +24,16 @@ type running struct {
 	lock     string               // held while the scenario runs
 	reports  string
 	closers  []func()
+	// fixture reads a fixture by name, as the scenario finds it.
+	fixture func(name string) (*fixtures.Fixture, string, error)
 }
 
 // startServers starts the scenario's servers. harness is the command line
 // that runs this harness's replay subcommand (stdio replays).
 func startServers(s *Scenario, harness []string, workspace, reports string) (*running, error) {
 	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
-		received: map[string]*received{}, stdio: map[string]string{}, lock: filepath.Join(reports, "harness.lock"), reports: reports}
+		received: map[string]*received{}, stdio: map[string]string{}, lock: filepath.Join(reports, "harness.lock"), reports: reports,
+		fixture: s.fixture}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
@@ -77,7 +80,8 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		r.closers = append(r.closers, func() { srv.CloseClientConnections(); srv.Close() })
 		r.urls[name] = srv.URL + "/mcp"
 	case sv.Stdio:
-		if _, err := fixtures.Embedded(sv.Replay); err != nil {
+		fixture, err := r.stdioFixture(sv.Replay)
+		if err != nil {
 			return err
 		}
 		dir := filepath.Join(reports, name)
@@ -86,7 +90,7 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		}
 		r.stdio[name] = dir
 		argv := append([]string{}, harness...)
-		argv = append(argv, "replay", "--stdio", "--fixture", sv.Replay, "--report-dir", dir, "--while-locked", r.lock)
+		argv = append(argv, "replay", "--stdio", "--fixture", fixture, "--report-dir", dir, "--while-locked", r.lock)
 		for _, f := range sv.Faults {
 			argv = append(argv, "--fault", f)
 		}
@@ -108,7 +112,7 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		r.cmds[name] = argv
 		r.closers = append(r.closers, func() { r.reap(name) })
 	default:
-		fx, err := fixtures.Embedded(sv.Replay)
+		fx, _, err := r.fixture(sv.Replay)
 		if err != nil {
 			return err
 		}

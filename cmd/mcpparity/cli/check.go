@@ -21,34 +21,48 @@ const (
 	exitCannotRun = 2
 )
 
-// setup is what check, diff and matrix share: the embedded scenarios
-// that --run selects, the embedded config changes, the harness command. A code
-// other than 0 is the exit code of a setup that failed (its error
-// written).
-func (c *call) setup(runExpr string) (*suite.Config, []*suite.Scenario, int) {
+// setup is what check, diff and matrix share: the scenarios (embedded
+// and of the --suite folders) that --run selects, their golden files, the
+// embedded config changes, the harness command. Everything a run needs
+// is read before it starts: a suite that cannot be loaded (two scenarios
+// of one name, a fixture not found) or, with needGolden, a selected
+// scenario without its golden file is an error. A code other than 0 is
+// the exit code of a setup that failed (its error written).
+func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Config, []*suite.Scenario, suite.Golden, int) {
 	var run *regexp.Regexp
 	if runExpr != "" {
 		var err error
 		if run, err = regexp.Compile(runExpr); err != nil {
-			return nil, nil, c.badUsage("--run: %v", err)
+			return nil, nil, nil, c.badUsage("--run: %v", err)
 		}
 	}
-	scs, err := suite.EmbeddedScenarios()
+	suites, err := sf.suites()
 	if err != nil {
-		return nil, nil, c.fail(exitCannotRun, err)
+		return nil, nil, nil, c.badUsage("%v", err)
+	}
+	all, err := suite.Load(sf.builtin(), suites)
+	if err != nil {
+		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
 	changes, err := suite.EmbeddedChanges()
 	if err != nil {
-		return nil, nil, c.fail(exitCannotRun, err)
+		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, c.fail(exitCannotRun, err)
+		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
-	if scs = suite.Select(scs, run); len(scs) == 0 {
-		return nil, nil, c.failf(exitCannotRun, "no scenario matches --run %q", runExpr)
+	scs := suite.Select(all, run)
+	if len(scs) == 0 {
+		return nil, nil, nil, c.failf(exitCannotRun, "no scenario matches --run %q", runExpr)
 	}
-	return &suite.Config{Harness: []string{exe}, Changes: changes}, scs, 0
+	golden := suite.GoldenOf(all)
+	if needGolden {
+		if err := suite.CheckGolden(scs, golden); err != nil {
+			return nil, nil, nil, c.failf(exitCannotRun, "%v; no scenario was run", err)
+		}
+	}
+	return &suite.Config{Harness: []string{exe}, Changes: changes}, scs, golden, 0
 }
 
 // targetConfig resolves --target and --target-file into cfg.
@@ -88,19 +102,20 @@ func probe(ctx context.Context, t suite.Target) error {
 }
 
 func runCheck(ctx context.Context, c *call) int {
-	fs := c.flags("[--target T | --target-file F] [flags]", checkNotes)
+	fs := c.flags("[--target T | --target-file F] [--suite DIR]... [--no-builtin] [flags]", checkNotes)
 	target := fs.String("target", "", "target: ref (default), cmd:<command line>, url:<base>, image:<name:tag>")
 	targetFile := fs.String("target-file", "", "target file (JSON or YAML): target, env, store commands, accepted deviations")
-	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
 	junit := fs.String("junit", "", "write JUnit XML to this file (its folder is made)")
 	report := fs.String("report", "", "write a Markdown summary to this file (its folder is made)")
 	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file (its folder is made)")
 	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
 	parallel := fs.Int("parallel", suite.DefaultParallel, "scenarios run at once")
+	sf := declareSuiteFlags(fs, true)
 	if code, done := c.parse(); done {
 		return code
 	}
-	cfg, scs, code := c.setup(*runExpr)
+	cfg, scs, golden, code := c.setup(*runExpr, sf, true)
 	if code != 0 {
 		return code
 	}
@@ -121,7 +136,7 @@ func runCheck(ctx context.Context, c *call) int {
 		return c.failf(exitCannotRun, "target %s cannot be reached, no scenario was run: %v", cfg.Target.Name(), err)
 	}
 	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
-	results := suite.Check(ctx, *cfg, scs, suite.EmbeddedGolden, devs, stdout)
+	results := suite.Check(ctx, *cfg, scs, golden, devs, stdout)
 	suite.WriteDetails(stdout, results)
 	name := cfg.Target.Name()
 	if err := outs.write(map[string]func(io.Writer) error{
@@ -142,7 +157,13 @@ func runCheck(ctx context.Context, c *call) int {
 }
 
 const checkNotes = `
+The embedded scenarios run, then those of each --suite folder (its
+scenarios/*.json, compared with its golden/*.golden, replaying its
+fixtures/ first, then the embedded recordings); --no-builtin leaves the
+embedded ones out.
 exit codes:
   0  parity: every scenario passed (accepted deviations included)
   1  divergence: the target behaved differently; the report names the scenario, step and field
-  2  could not run: bad flags or target file, a target that does not start, a harness error`
+  2  could not run: bad flags or target file, a suite that cannot be loaded (two scenarios of one
+     name, a fixture not found, a scenario without its golden file), a target that does not start,
+     a harness error`

@@ -17,7 +17,7 @@ func run(args ...string) (code int, stdout, stderr string) {
 }
 
 // takesArgs are the subcommands that take positional arguments.
-var takesArgs = map[string]bool{"spawn": true, "mutate-merge": true}
+var takesArgs = map[string]bool{"spawn": true, "mutate-merge": true, "init-suite": true}
 
 // TestEverySubcommandLine: every registered subcommand prints its usage on
 // stdout and exits 0 for --help, -h, -help and `help <cmd>`; a bogus flag,

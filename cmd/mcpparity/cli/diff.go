@@ -12,11 +12,12 @@ func init() {
 }
 
 func runDiff(ctx context.Context, c *call) int {
-	fs := c.flags("--a T1 --b T2 [--run RE]", `
+	fs := c.flags("--a T1 --b T2 [--run RE] [--suite DIR]... [--no-builtin]", `
 exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	a := fs.String("a", "ref", "first target")
 	b := fs.String("b", "", "second target")
-	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
+	sf := declareSuiteFlags(fs, true)
 	if code, done := c.parse(); done {
 		return code
 	}
@@ -31,7 +32,7 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	if err != nil {
 		return c.badUsage("--b: %v", err)
 	}
-	cfg, scs, code := c.setup(*runExpr)
+	cfg, scs, _, code := c.setup(*runExpr, sf, false)
 	if code != 0 {
 		return code
 	}
@@ -40,15 +41,15 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	for _, s := range scs {
 		diffs, err := suite.DiffTargets(ctx, *cfg, s, ta, tb)
 		if err != nil {
-			fmt.Fprintf(stdout, "error    %s: %v\n", s.Name, err)
+			fmt.Fprintf(stdout, "error    %s: %v\n", s.ID(), err)
 			code = exitCannotRun
 			continue
 		}
 		if len(diffs) == 0 {
-			fmt.Fprintf(stdout, "same     %s\n", s.Name)
+			fmt.Fprintf(stdout, "same     %s\n", s.ID())
 			continue
 		}
-		fmt.Fprintf(stdout, "differ   %s: %d difference(s)\n", s.Name, len(diffs))
+		fmt.Fprintf(stdout, "differ   %s: %d difference(s)\n", s.ID(), len(diffs))
 		suite.WriteSideBySide(stdout, ta.Name(), tb.Name(), diffs)
 		if code == exitParity {
 			code = exitDiverged

@@ -23,7 +23,12 @@ func TestMain(m *testing.M) {
 	if code, ran := RunIfSubcommand(os.Args[1:]); ran {
 		os.Exit(code)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if builtDir != "" {
+			os.RemoveAll(builtDir)
+		}
+		os.Exit(code)
+	}))
 }
 
 // dispatch runs a command line in process, on an empty stdin.

@@ -28,7 +28,7 @@ const (
 )
 
 func runMatrix(ctx context.Context, c *call) int {
-	fs := c.flags("[--target T]... [--target-file F]... [flags]", `
+	fs := c.flags("[--target T]... [--target-file F]... [--suite DIR]... [--no-builtin] [flags]", `
 The implementations are ref, `+DefaultPortFile+` (when it is there) and
 `+RustPortFile+` (once built), then every --target and --target-file, in
 order; --no-defaults keeps only those.
@@ -37,7 +37,8 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 	fs.Var(&targets, "target", "a `target` to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
 	fs.Var(&files, "target-file", "a target `file` to add, repeatable")
 	noDefaults := fs.Bool("no-defaults", false, "leave out ref and the ports")
-	runExpr := fs.String("run", "", "run only the scenarios matching this regular expression")
+	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
+	sf := declareSuiteFlags(fs, true)
 	markdown := fs.String("markdown", "", "write the matrix as Markdown to this file")
 	html := fs.String("html", "", "write the matrix as one self-contained HTML page to this file")
 	jsonOut := fs.String("json", "", "write the matrix as JSON to this file")
@@ -48,7 +49,7 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 	if len(impls) == 0 {
 		return c.badUsage("no implementation: --no-defaults needs a --target or a --target-file")
 	}
-	base, scs, code := c.setup(*runExpr)
+	base, scs, golden, code := c.setup(*runExpr, sf, true)
 	if code != 0 {
 		return code
 	}
@@ -58,7 +59,7 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 	}
 	defer outs.abort()
 	stdout := c.stdout
-	m := runColumns(ctx, base, scs, impls, stdout)
+	m := runColumns(ctx, base, scs, golden, impls, stdout)
 	fmt.Fprintln(stdout)
 	suite.WriteMatrixText(stdout, m)
 	if err := outs.write(map[string]func(io.Writer) error{
@@ -109,10 +110,10 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 
 // runColumns runs the scenarios against each implementation in turn, a
 // line each on stdout; one that cannot run is a column with its error.
-func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, impls []matrixImpl, stdout io.Writer) *suite.Matrix {
+func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, golden suite.Golden, impls []matrixImpl, stdout io.Writer) *suite.Matrix {
 	m := &suite.Matrix{}
 	for _, s := range scs {
-		m.Scenarios = append(m.Scenarios, s.Name)
+		m.Scenarios = append(m.Scenarios, s.ID())
 	}
 	for _, im := range impls {
 		cfg := *base
@@ -129,7 +130,7 @@ func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, 
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", im.name, col.Target)
-		col.Results = suite.Check(ctx, cfg, scs, suite.EmbeddedGolden, devs, nil)
+		col.Results = suite.Check(ctx, cfg, scs, golden, devs, nil)
 		fmt.Fprintf(stdout, "  %s\n", suite.Totals(col.Results))
 		m.Columns = append(m.Columns, col)
 		if ctx.Err() != nil {

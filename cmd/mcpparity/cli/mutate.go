@@ -24,11 +24,12 @@ func init() {
 // (the suite) and by impl's tests, from one schemata build.
 func runMutate(ctx context.Context, c *call) int {
 	stdout, stderr := c.stdout, c.stderr
-	flags := c.flags("[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--target-file F] [flags]", `
+	flags := c.flags("[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--target-file F] [--suite DIR]... [flags]", `
 Rule mutants (mutations/rules) and operator mutants (--operators) are built
 into one binary and judged by check against the mutated reference, and by
 impl's tests. With --target-file, the target's own catalogue (its mutants
-section) is applied to copies of its folder, each built and checked.
+section) is applied to copies of its folder, each built and checked. With
+--suite, check runs the suites' scenarios beside the embedded ones.
 exit codes: 0 every mutant killed by the suite, 1 a survivor (or a timeout,
 or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	var (
@@ -55,12 +56,17 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		buildDir  = flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+mutations.MutantEnv+"=<id> <folder>/mcpparity check")
 		check     = flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check")
 		target    = flags.String("target-file", "", "mutate a target of its own: its target file's mutants, applied to copies of its folder (docs/targets.md)")
+		sf        = declareSuiteFlags(flags, false)
 	)
 	if code, done := c.parse(); done {
 		return code
 	}
+	checkArgs, code := c.suiteCheckArgs(sf)
+	if code != 0 {
+		return code
+	}
 	if *target != "" {
-		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, stdout, stderr)
+		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, checkArgs, stdout, stderr)
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
@@ -153,7 +159,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	r, err := mutations.NewRunner(mutations.Config{
 		Root: dir, Workers: *workers, Floor: *floor, Multiplier: *mult,
 		Progress: stderr, NoFilter: *noFilter, OwnBuilds: *ownBuilds, Coverage: cover, NoTests: *noTests,
-		ConfirmWorkers: *confirm,
+		ConfirmWorkers: *confirm, CheckArgs: checkArgs,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
@@ -247,7 +253,7 @@ func listUnhosted(w io.Writer, ms []mutations.Mutant, res *mutations.CheckResult
 }
 
 // runTargetMutants is mutate --target-file: a target's own mutants.
-func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, stdout, stderr io.Writer) int {
+func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, checkArgs []string, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
@@ -259,7 +265,7 @@ func runTargetMutants(ctx context.Context, file, rules string, workers int, json
 			ids = append(ids, id)
 		}
 	}
-	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids})
+	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids, CheckArgs: checkArgs})
 	if rep == nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2

@@ -20,19 +20,28 @@ func init() {
 const defaultRecordings = "fixtures/recordings"
 
 const recordSynopsis = `[--check] [--everything] [--out DIR] [--golden DIR]
-       mcpparity record (--upstream URL | --upstream-cmd CMD) --out FILE [flags]`
+       mcpparity record (--upstream URL | --upstream-cmd CMD) --out FILE [flags]
+       mcpparity record --suite DIR [--name NAME] [--upstream URL | --upstream-cmd CMD] [--check] [--secret S]...`
 
 const recordNotes = `
 Without --upstream or --upstream-cmd, record re-records the fixtures through
 the reference pool, then refreshes the golden files. With one of them, it is
 the recorder as a standalone proxy for any client and server; the fixture is
 written when the client ends its session (HTTP DELETE, stdin EOF) or on
-interrupt. A flag of one form (fixtures:, proxy:) does not go with the other.`
+interrupt. With --suite, record drives the reference pool against a server
+into a suite folder (suite:): with --upstream or --upstream-cmd and --name, it
+records DIR/fixtures/NAME/, writes its call script scenarios/calls-NAME.json
+(add calls there, then record again) and a starting scenario that lists and
+calls the tools; without them, it records again each recording of the suite
+(or NAME) from its call script; --check compares those with the stored
+fixtures instead. Then: mcpparity golden --suite DIR. A flag of one form
+(fixtures:, proxy:, suite:) does not go with another.`
 
 // The flags of each form of record.
 var (
 	fixturesOnly = []string{"check", "everything", "golden"}
 	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "header"}
+	notWithSuite = []string{"out", "everything", "golden", "listen", "header"}
 )
 
 func runRecord(ctx context.Context, c *call) int {
@@ -41,12 +50,19 @@ func runRecord(ctx context.Context, c *call) int {
 	check := fs.Bool("check", false, "fixtures: record into a temporary folder and fail with a diff when the stored fixtures differ")
 	everything := fs.Bool("everything", false, "fixtures: also record server-everything (npx) into everything/stdio.json and everything/http.json")
 	golden := fs.String("golden", "golden", "fixtures: golden folder rewritten after recording (empty: leave golden files alone)")
+	suiteDir := fs.String("suite", "", "suite: the suite `folder` to record into (fixtures/NAME/, scenarios/calls-NAME.json, a starting scenario); --check: its fixtures")
 	pf := declareProxyFlags(fs)
 	if code, done := c.parse(); done {
 		return code
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["suite"] {
+		if n := firstSet(set, notWithSuite); n != "" {
+			return c.badUsage("--%s does not go with --suite", n)
+		}
+		return c.recordSuite(ctx, *suiteDir, pf, *check)
+	}
 	if set["upstream"] || set["upstream-cmd"] {
 		if n := firstSet(set, fixturesOnly); n != "" {
 			return c.badUsage("--%s records the fixtures: it does not go with --upstream or --upstream-cmd", n)

@@ -23,15 +23,15 @@ type proxyFlags struct {
 
 func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
 	p := &proxyFlags{}
-	p.upstream = fs.String("upstream", "", "proxy: `URL` of the server's Streamable HTTP endpoint: the recorder is then an HTTP proxy in front of it")
-	p.upstreamCmd = fs.String("upstream-cmd", "", "proxy: `command` line of a stdio server: the recorder runs it and speaks stdio on its own stdin/stdout")
+	p.upstream = fs.String("upstream", "", "proxy: `URL` of the server's Streamable HTTP endpoint: the recorder is then an HTTP proxy in front of it; suite: the server to record")
+	p.upstreamCmd = fs.String("upstream-cmd", "", "proxy: `command` line of a stdio server: the recorder runs it and speaks stdio on its own stdin/stdout; suite: the server to record")
 	p.listen = fs.String("listen", "127.0.0.1:0", "proxy: listen address of the HTTP proxy (the bound address is the first line on stdout)")
-	p.name = fs.String("name", "", "proxy: manifest.name (default: the base name of --out)")
-	p.sdkModule = fs.String("sdk-module", "", "proxy: the server's SDK, written to manifest.sdkModule and shown in the closing line, nothing else: the replay\n"+
+	p.name = fs.String("name", "", "proxy: manifest.name (default: the base name of --out); suite: the recording's `name` (fixtures/NAME/, its server's name)")
+	p.sdkModule = fs.String("sdk-module", "", "proxy, suite: the server's SDK, written to manifest.sdkModule and shown in the closing line, nothing else: the replay\n"+
 		"never reads it (the server's own identity is manifest.server, from its serverInfo). Default: the go-sdk\n"+
 		"linked into this binary when the server announces itself as "+sdkserver.Name+", else empty (unknown)")
-	p.sdkVersion = fs.String("sdk-version", "", "proxy: the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
-	fs.Var(&p.secrets, "secret", "proxy: a `secret` value never to be written, e.g. a configured env value (repeatable)")
+	p.sdkVersion = fs.String("sdk-version", "", "proxy, suite: the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
+	fs.Var(&p.secrets, "secret", "proxy, suite: a `secret` value never to be written, e.g. a configured env value (repeatable)")
 	fs.Var(&p.headers, "header", "proxy: a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
 	return p
 }

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpparity/mcpparity/internal/record"
+)
+
+// recordSuite is `mcpparity record --suite DIR …`: a new recording into
+// the suite (--upstream or --upstream-cmd, with --name), the suite's
+// recordings made again from their call scripts, or, with check, compared
+// with fresh ones.
+func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, check bool) int {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return c.fail(2, err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return c.fail(2, err)
+	}
+	upstream, command, name := *pf.upstream, *pf.upstreamCmd, *pf.name
+	if upstream != "" && command != "" {
+		return c.badUsage("give one of --upstream URL and --upstream-cmd CMD")
+	}
+	if name != "" {
+		if err := record.CheckName(name); err != nil {
+			return c.badUsage("--name: %v", err)
+		}
+	}
+	if upstream != "" || command != "" {
+		if check || name == "" {
+			return c.badUsage("--upstream and --upstream-cmd record a new recording: they need --name and do not go with --check")
+		}
+		script, err := record.ReadScript(abs, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			script, err = &record.SuiteScript{}, nil
+		}
+		if err != nil {
+			return c.fail(2, err)
+		}
+		script.Upstream, script.UpstreamCmd = upstream, command
+		return c.recordInto(ctx, []record.SuiteRecording{c.suiteRecording(abs, name, *script, pf)}, exe)
+	}
+	names := []string{name}
+	if name == "" {
+		if names, err = record.SuiteNames(abs); err != nil || len(names) == 0 {
+			return c.failf(2, "%s holds no recording (scenarios/calls-NAME.json): record one with --name NAME --upstream URL or --upstream-cmd CMD", abs)
+		}
+	}
+	if check {
+		return c.checkSuiteDrift(ctx, abs, names, pf, exe)
+	}
+	var recs []record.SuiteRecording
+	for _, n := range names {
+		script, err := record.ReadScript(abs, n)
+		if err != nil {
+			return c.failf(2, "%v (a new recording needs --upstream URL or --upstream-cmd CMD)", err)
+		}
+		recs = append(recs, c.suiteRecording(abs, n, *script, pf))
+	}
+	return c.recordInto(ctx, recs, exe)
+}
+
+func (c *call) suiteRecording(dir, name string, script record.SuiteScript, pf *proxyFlags) record.SuiteRecording {
+	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: pf.secrets,
+		SDKModule: *pf.sdkModule, SDKVersion: *pf.sdkVersion}
+}
+
+// recordInto makes each recording and says what it wrote.
+func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe string) int {
+	stdout := c.stdout
+	for _, r := range recs {
+		res, err := record.Into(ctx, r, []string{exe})
+		if err != nil {
+			return c.failf(1, "%s: %v", r.Name, err)
+		}
+		m := res.Manifest
+		fmt.Fprintf(stdout, "recorded %s (server %s, %d tool(s), %d call(s))\n", res.Fixture, m.Server, m.ToolCount, res.Calls)
+		fmt.Fprintf(stdout, "  call script %s\n", res.Script)
+		state := map[string]string{"wrote": "written", "unchanged": "unchanged",
+			"kept": "kept: edited since record wrote it (remove it to have it written again)"}[res.ScenarioState]
+		fmt.Fprintf(stdout, "  scenario %s: %s\n", res.Scenario, state)
+		if res.Calls == 0 {
+			fmt.Fprintf(stdout, "  no calls: add them to %s (\"calls\": [{\"tool\": \"NAME\", \"args\": {…}}]) and record again\n", res.Script)
+		}
+	}
+	fmt.Fprintf(stdout, "next: mcpparity golden --suite %s\n", recs[0].Dir)
+	return 0
+}
+
+// checkSuiteDrift is record --check --suite: fresh recordings compared
+// with the stored fixtures.
+func (c *call) checkSuiteDrift(ctx context.Context, dir string, names []string, pf *proxyFlags, exe string) int {
+	drifts, err := record.CheckSuite(ctx, dir, names, pf.secrets, []string{exe})
+	if err != nil {
+		return c.failf(1, "--check: %v", err)
+	}
+	for _, d := range drifts {
+		fmt.Fprintf(c.stdout, "drift in %s:\n%s", d.Fixture, d.Diff)
+	}
+	if len(drifts) > 0 {
+		fmt.Fprintf(c.stdout, "record --check: %d of the suite's %d fixture(s) differ from a fresh recording (run mcpparity record --suite %s to accept)\n", len(drifts), len(names), dir)
+		return 1
+	}
+	fmt.Fprintf(c.stdout, "record --check: the suite's %d fixture(s) match a fresh recording\n", len(names))
+	return 0
+}

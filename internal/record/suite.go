@@ -1,0 +1,136 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// SuiteScript is how a recording of a suite is made, its call script:
+// DIR/scenarios/calls-NAME.json. Exactly one of Upstream and UpstreamCmd
+// is set.
+type SuiteScript struct {
+	// Upstream is the URL of the server's Streamable HTTP endpoint.
+	Upstream string `json:"upstream,omitempty"`
+	// UpstreamCmd is the command line of a stdio server.
+	UpstreamCmd string `json:"upstreamCmd,omitempty"`
+	// Calls are made after status and tools, in order.
+	Calls []Call `json:"calls"`
+}
+
+// SuiteRecording is one recording of a suite folder.
+type SuiteRecording struct {
+	// Dir is the suite folder; Name the recording's: its fixture is
+	// fixtures/NAME/stdio.json or http.json, its call script
+	// scenarios/calls-NAME.json, and the server is NAME in its scenario.
+	Dir, Name string
+	Script    SuiteScript
+	// Secrets are values never to be written (tokens the server sees).
+	Secrets []string
+	// SDKModule and SDKVersion name the server's SDK in the manifest.
+	SDKModule, SDKVersion string
+}
+
+var recordingName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// CheckName refuses a recording name that is not a folder and server
+// name: lower-case letters, digits, '_' and '-'.
+func CheckName(name string) error {
+	if !recordingName.MatchString(name) {
+		return fmt.Errorf("recording name %q: want lower-case letters, digits, '_' and '-', e.g. files", name)
+	}
+	return nil
+}
+
+// ScriptPath is the call script of a suite's recording.
+func ScriptPath(dir, name string) string {
+	return filepath.Join(dir, "scenarios", "calls-"+name+".json")
+}
+
+// ReadScript reads the call script of a suite's recording (an error
+// matching fs.ErrNotExist when there is none).
+func ReadScript(dir, name string) (*SuiteScript, error) {
+	p := ScriptPath(dir, name)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var s SuiteScript
+	if err := decodeJSON(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if err := s.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &s, nil
+}
+
+func (s *SuiteScript) check() error {
+	if (s.Upstream == "") == (s.UpstreamCmd == "") {
+		return errors.New("set exactly one of upstream and upstreamCmd")
+	}
+	for i, c := range s.Calls {
+		if c.Tool == "" {
+			return fmt.Errorf("calls[%d]: no tool", i)
+		}
+	}
+	return nil
+}
+
+// WriteScript writes the call script of a suite's recording.
+func WriteScript(dir, name string, s *SuiteScript) error {
+	if s.Calls == nil {
+		s.Calls = []Call{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	return writeFile(ScriptPath(dir, name), buf.Bytes())
+}
+
+// Fixture is the fixture of a suite's recording, below fixtures/:
+// NAME/stdio.json or NAME/http.json.
+func (r SuiteRecording) Fixture() string {
+	if r.Script.Upstream != "" {
+		return r.Name + "/http.json"
+	}
+	return r.Name + "/stdio.json"
+}
+
+// RecordSuite drives the reference pool through the recording's script
+// against its server (status, tools, then each call) and writes the
+// fixture, redacted and with its manifest, into path. harness is the
+// command line of this harness (the stdio recorder is its record
+// subcommand).
+func RecordSuite(ctx context.Context, r SuiteRecording, path string, harness []string) error {
+	if err := CheckName(r.Name); err != nil {
+		return err
+	}
+	if err := r.Script.check(); err != nil {
+		return err
+	}
+	src := source{url: r.Script.Upstream, command: r.Script.UpstreamCmd, name: r.Name,
+		module: r.SDKModule, version: r.SDKVersion, secrets: r.Secrets, server: r.Name, timeout: everythingStart}
+	return src.record(ctx, path, harness, r.Script.Calls)
+}
+
+// writeFile writes data to path atomically, its folder made.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,131 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpparity/mcpparity/golden"
+)
+
+// GoldenChange is what MakeGolden did for one scenario.
+type GoldenChange struct {
+	Scenario string
+	// File is the golden file ("" for a scenario the same as another: it
+	// has none of its own).
+	File string
+	// Diff is the unified diff of the change ("" when unchanged).
+	Diff string
+	// Err is a divergence of the reference from what the scenario
+	// declares (an expectation, its sameAs): nothing was written.
+	Err error
+}
+
+// MakeGolden runs each suite scenario of scs against the reference, in
+// order, and writes its golden file into its suite's golden/ folder when
+// it changed; each is told to done as it ends. A scenario the same as
+// another is checked against that one's golden file once every file is
+// written. An error means the reference could not run a scenario.
+func MakeGolden(ctx context.Context, cfg Config, scs []*Scenario, done func(GoldenChange)) error {
+	cfg.Target = RefTarget{}
+	var later []func() GoldenChange
+	for _, s := range scs {
+		if s.Dir == "" {
+			return fmt.Errorf("scenario %s is embedded: its golden file is the binary's", s.ID())
+		}
+		obs, ch, err := referenceRun(ctx, cfg, s)
+		if err != nil {
+			return err
+		}
+		if s.SameAs != "" {
+			later = append(later, func() GoldenChange { return sameAsChange(s, obs, ch) })
+			continue
+		}
+		if ch.Err == nil {
+			if ch, err = writeGolden(s, obs); err != nil {
+				return err
+			}
+		}
+		done(ch)
+	}
+	for _, f := range later {
+		done(f())
+	}
+	return nil
+}
+
+// referenceRun runs s against cfg's target; a declared expectation it
+// does not meet is the change's Err.
+func referenceRun(ctx context.Context, cfg Config, s *Scenario) ([]Observation, GoldenChange, error) {
+	ch := GoldenChange{Scenario: s.ID()}
+	obs, expects, logs, err := RunScenario(ctx, cfg, s)
+	if err != nil {
+		return nil, ch, fmt.Errorf("%s: the reference could not run it: %w\n%s", s.ID(), err, logs)
+	}
+	for i, exp := range expects {
+		if exp == nil {
+			continue
+		}
+		if diffs := compareExpect(*exp, obs[i]); len(diffs) > 0 {
+			d := diffs[0]
+			ch.Err = fmt.Errorf("step %q: the reference does not meet its expectation at %s: want %s, got %s", obs[i].Step, d.Path, d.Want, d.Got)
+			break
+		}
+	}
+	return obs, ch, nil
+}
+
+// writeGolden writes s's golden file when its bytes change, atomically.
+func writeGolden(s *Scenario, obs []Observation) (GoldenChange, error) {
+	ch := GoldenChange{Scenario: s.ID(), File: golden.Path(s.Dir, s.Name)}
+	data, err := EncodeObservations(obs)
+	if err != nil {
+		return ch, err
+	}
+	oldName := ch.File
+	old, err := os.ReadFile(ch.File)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		oldName = "/dev/null"
+	case err != nil:
+		return ch, err
+	}
+	if ch.Diff = LineDiff(oldName, ch.File, old, data); ch.Diff == "" {
+		return ch, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(ch.File), 0o755); err != nil {
+		return ch, err
+	}
+	tmp := ch.File + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return ch, err
+	}
+	return ch, os.Rename(tmp, ch.File)
+}
+
+// sameAsChange compares the observations of a scenario the same as
+// another with that one's golden file, its replays left out.
+func sameAsChange(s *Scenario, obs []Observation, ch GoldenChange) GoldenChange {
+	if ch.Err != nil {
+		return ch
+	}
+	data, err := golden.Read(s.Dir, s.SameAs)
+	if err != nil {
+		ch.Err = fmt.Errorf("its sameAs %s has no golden file: %w", s.SameAs, err)
+		return ch
+	}
+	var want []Observation
+	if err := json.Unmarshal(data, &want); err != nil {
+		ch.Err = fmt.Errorf("golden file of %s: %w", s.SameAs, err)
+		return ch
+	}
+	if diffs := Compare(withoutReplays(want), obs); len(diffs) > 0 {
+		d := diffs[0]
+		ch.Err = fmt.Errorf("the reference differs from its sameAs %s at %s: want %s, got %s (%d difference(s))", s.SameAs, d.Path, d.Want, d.Got, len(diffs))
+	}
+	return ch
+}

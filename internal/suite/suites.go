@@ -1,0 +1,219 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/golden"
+)
+
+// A Suite is a folder of scenarios laid out as this repository:
+// scenarios/*.json (with their call scripts), golden/<scenario>.golden
+// and fixtures/…/*.json. Its scenarios are named "NAME:SCENARIO" in
+// reports and in --run.
+type Suite struct {
+	// Name is the suite's name in reports: by default the folder's base
+	// name.
+	Name string
+	// Dir is the folder, absolute.
+	Dir string
+}
+
+var suiteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// ParseSuite reads a --suite argument, "[NAME=]DIR". Without NAME, the
+// suite is named after the folder's base name.
+func ParseSuite(arg string) (Suite, error) {
+	name, dir, ok := strings.Cut(arg, "=")
+	if !ok || !suiteName.MatchString(name) {
+		name, dir = "", arg
+	}
+	if dir == "" {
+		return Suite{}, fmt.Errorf("suite %q: no folder", arg)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Suite{}, err
+	}
+	if name == "" {
+		if name = filepath.Base(abs); !suiteName.MatchString(name) {
+			return Suite{}, fmt.Errorf("suite %s: its folder's name %q is not a suite name (letters, digits, '.', '_', '-'): name it, NAME=%s", dir, name, dir)
+		}
+	}
+	return Suite{Name: name, Dir: abs}, nil
+}
+
+// ScenariosDir, GoldenDir and FixturesDir are the folders of a suite.
+func (su Suite) ScenariosDir() string { return filepath.Join(su.Dir, "scenarios") }
+func (su Suite) GoldenDir() string    { return filepath.Join(su.Dir, "golden") }
+func (su Suite) FixturesDir() string  { return filepath.Join(su.Dir, "fixtures") }
+
+// LoadSuite reads the scenarios of a suite folder (its scenarios/*.json
+// whose names start with a digit, as LoadScenarios), sorted by name, each
+// marked with its suite. Every fixture a scenario replays must be found,
+// in the suite's fixtures/ first, then among the embedded recordings, and
+// be of the transport the scenario serves it over.
+func LoadSuite(su Suite) ([]*Scenario, error) {
+	if info, err := os.Stat(su.ScenariosDir()); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("suite %s: no scenarios folder %s (a suite holds scenarios/*.json, golden/*.golden, fixtures/…/*.json)", su.Name, su.ScenariosDir())
+	}
+	scs, err := LoadScenarios(os.DirFS(su.Dir), "scenarios")
+	if err != nil {
+		return nil, fmt.Errorf("suite %s (%s): %w", su.Name, su.Dir, err)
+	}
+	for _, s := range scs {
+		s.Suite, s.Dir = su.Name, su.Dir
+		if err := s.checkFixtures(); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.File(), err)
+		}
+	}
+	return scs, nil
+}
+
+// Load returns the embedded scenarios (with builtin) followed by those of
+// each suite in order. Two scenarios of one name (ID) are an error.
+func Load(builtin bool, suites []Suite) ([]*Scenario, error) {
+	var all []*Scenario
+	if builtin {
+		scs, err := EmbeddedScenarios()
+		if err != nil {
+			return nil, err
+		}
+		all = scs
+	}
+	for _, su := range suites {
+		scs, err := LoadSuite(su)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, scs...)
+	}
+	seen := map[string]*Scenario{}
+	for _, s := range all {
+		if o := seen[s.ID()]; o != nil {
+			return nil, fmt.Errorf("two scenarios are named %q: %s and %s (give the suites names of their own: --suite NAME=DIR)", s.ID(), o.File(), s.File())
+		}
+		seen[s.ID()] = s
+	}
+	return all, nil
+}
+
+// ID is the scenario's name in reports and for --run: its file name for
+// an embedded scenario ("03-status"), "SUITE:NAME" for a suite's.
+func (s *Scenario) ID() string { return qualify(s.Suite, s.Name) }
+
+func qualify(suite, name string) string {
+	if suite == "" {
+		return name
+	}
+	return suite + ":" + name
+}
+
+// File is the scenario's file, for messages.
+func (s *Scenario) File() string {
+	if s.Dir == "" {
+		return "scenarios/" + s.Name + ".json (embedded)"
+	}
+	return filepath.Join(s.Dir, "scenarios", s.Name+".json")
+}
+
+// goldenID is the ID whose golden file the scenario is compared with: its
+// own, or that of the scenario of its suite it is the same as.
+func (s *Scenario) goldenID() string {
+	if s.SameAs != "" {
+		return qualify(s.Suite, s.SameAs)
+	}
+	return s.ID()
+}
+
+// fixture reads a fixture the scenario replays: in its suite's fixtures/
+// first, then among the embedded recordings. file is "" for an embedded
+// one.
+func (s *Scenario) fixture(name string) (*fixtures.Fixture, string, error) {
+	if s.Dir == "" {
+		return fixtures.Find(name)
+	}
+	return fixtures.Find(name, filepath.Join(s.Dir, "fixtures"))
+}
+
+// checkFixtures reads every fixture the scenario replays.
+func (s *Scenario) checkFixtures() error {
+	for _, name := range sortedKeys(s.Servers) {
+		sv := s.Servers[name]
+		if sv.Replay == "" {
+			continue
+		}
+		fx, _, err := s.fixture(sv.Replay)
+		if err != nil {
+			return fmt.Errorf("server %q: %w", name, err)
+		}
+		want := fixtures.TransportHTTP
+		if sv.Stdio {
+			want = fixtures.TransportStdio
+		}
+		if fx.Manifest.Transport != want {
+			return fmt.Errorf("server %q: fixture %s is a %s recording, the scenario serves it over %s", name, sv.Replay, fx.Manifest.Transport, want)
+		}
+	}
+	return nil
+}
+
+// GoldenOf returns the golden observations of the scenarios by ID: an
+// embedded scenario's from the binary, a suite scenario's from its
+// suite's golden/ folder. scs are all the scenarios loaded (those a
+// scenario is the same as included).
+func GoldenOf(scs []*Scenario) Golden {
+	dirs := map[string]string{}
+	names := map[string]string{}
+	for _, s := range scs {
+		dirs[s.ID()], names[s.ID()] = s.Dir, s.Name
+	}
+	return func(id string) ([]byte, error) {
+		name, ok := names[id]
+		if !ok {
+			return nil, fmt.Errorf("no scenario %q", id)
+		}
+		return golden.Read(dirs[id], name)
+	}
+}
+
+// CheckGolden reports every scenario of scs whose golden file g cannot
+// read, in one error.
+func CheckGolden(scs []*Scenario, g Golden) error {
+	var errs []error
+	for _, s := range scs {
+		if _, err := g(s.goldenID()); err != nil {
+			hint := ""
+			if s.Dir != "" && errors.Is(err, fs.ErrNotExist) {
+				hint = fmt.Sprintf(" (write it with: mcpparity golden --suite %s)", s.Dir)
+			}
+			errs = append(errs, fmt.Errorf("scenario %s has no golden file: %v%s", s.ID(), err, hint))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stdioFixture is the --fixture of a stdio replay: an embedded
+// recording's name, or a copy of the suite's file in the reports folder,
+// which a container target shares.
+func (r *running) stdioFixture(name string) (string, error) {
+	_, file, err := r.fixture(name)
+	if err != nil || file == "" {
+		return name, err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(r.reports, ".fixtures", filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	return dst, os.WriteFile(dst, data, 0o644)
+}
