@@ -181,7 +181,7 @@ func WriteMatrixHTML(w io.Writer, m *Matrix) error {
 	}
 	type colView struct {
 		Column
-		Counts map[Verdict]int
+		Counts map[string]int // by verdict, for the page's template
 	}
 	label := map[Verdict]string{Pass: "✓", Accepted: "≈", Fail: "✗", Error: "!", Skipped: "–", "": "–"}
 	var rows []rowView
@@ -199,7 +199,11 @@ func WriteMatrixHTML(w io.Writer, m *Matrix) error {
 	}
 	var cols []colView
 	for _, c := range m.Columns {
-		cols = append(cols, colView{Column: c, Counts: m.Counts(c)})
+		counts := map[string]int{}
+		for v, n := range m.Counts(c) {
+			counts[string(v)] = n
+		}
+		cols = append(cols, colView{Column: c, Counts: counts})
 	}
 	return matrixPage.Execute(w, map[string]any{"Rows": rows, "Columns": cols, "Scenarios": len(m.Scenarios)})
 }

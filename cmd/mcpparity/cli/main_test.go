@@ -131,7 +131,7 @@ func TestServeRef(t *testing.T) {
 		status             int
 		contains           string
 	}{
-		{"GET", "/api/mcp", "", 200, `"servers":[]`},
+		{"GET", "/api/mcp", "", 200, `"servers":null`},
 		{"GET", "/api/mcp/catalog", "", 200, `"id":"filesystem"`},
 		{"POST", "/api/mcp/save", `{"name":"gone","command":"mcpparity-missing-server"}`, 200, `executable file not found`},
 		{"POST", "/api/mcp/toggle", `{"name":"gone","on":false}`, 200, `"enabled":false`},
