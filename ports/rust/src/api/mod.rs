@@ -39,7 +39,11 @@ pub async fn serve(listener: TcpListener, pool: Arc<Pool>, stop: impl std::futur
             _ = &mut stop => return,
             r = listener.accept() => match r {
                 Ok(s) => s,
-                Err(_) => continue,
+                Err(_) => {
+                    // Out of descriptors, say: give the others time to end.
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                    continue;
+                }
             },
         };
         let _ = stream.set_nodelay(true);

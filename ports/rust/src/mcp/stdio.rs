@@ -105,7 +105,11 @@ impl StdioConn {
         if grace.is_zero() {
             self.kill();
         }
-        self.stdin.lock().await.take();
+        // A writer blocked on a server that reads nothing holds the lock:
+        // the grace bounds the wait for it too.
+        if let Ok(mut stdin) = tokio::time::timeout(grace, self.stdin.lock()).await {
+            stdin.take();
+        }
         if !self.exits_within(grace).await && !grace.is_zero() {
             self.signal(libc::SIGTERM);
             self.exits_within(grace).await;
