@@ -14,6 +14,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming as Body;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
@@ -26,12 +27,22 @@ const PROTOCOL: &str = "mcp-protocol-version";
 /// The bound of a DELETE and of a server request's answer.
 const SIDE_BOUND: Duration = Duration::from_secs(5);
 
-fn client() -> &'static Client<HttpConnector, Full<Bytes>> {
-    static C: OnceLock<Client<HttpConnector, Full<Bytes>>> = OnceLock::new();
+type Connector = HttpsConnector<HttpConnector>;
+
+/// One client for every session: HTTP/1.1, plain or over TLS (rustls,
+/// Mozilla's roots), keep-alive connections pooled.
+fn client() -> &'static Client<Connector, Full<Bytes>> {
+    static C: OnceLock<Client<Connector, Full<Bytes>>> = OnceLock::new();
     C.get_or_init(|| {
-        let mut conn = HttpConnector::new();
-        conn.set_nodelay(true);
-        Client::builder(TokioExecutor::new()).build(conn)
+        let mut tcp = HttpConnector::new();
+        tcp.set_nodelay(true);
+        tcp.enforce_http(false);
+        let tls = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_webpki_roots()
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(tcp);
+        Client::builder(TokioExecutor::new()).build(tls)
     })
 }
 
@@ -58,8 +69,8 @@ pub struct HttpConn {
 impl HttpConn {
     pub fn new(cfg: &Server) -> Result<Arc<HttpConn>, String> {
         let url: Uri = cfg.url.parse().map_err(|e| format!("url {:?}: {}", cfg.url, e))?;
-        if url.scheme_str() != Some("http") {
-            return Err(format!("url {:?}: only http:// is supported", cfg.url));
+        if !matches!(url.scheme_str(), Some("http" | "https")) {
+            return Err(format!("url {:?}: only http:// and https:// are supported", cfg.url));
         }
         let mut configured = HeaderMap::new();
         for (k, v) in &cfg.headers {
