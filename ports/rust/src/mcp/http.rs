@@ -276,3 +276,49 @@ async fn refuse_failure(resp: Response<Body>) -> Result<Response<Body>, McpError
     let text = String::from_utf8_lossy(&bytes);
     Err(McpError::Transport(format!("HTTP {}: {}", status, text.trim())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn(headers: &[(&str, &str)]) -> Arc<HttpConn> {
+        let cfg = Server {
+            url: "http://127.0.0.1:1/mcp".into(),
+            headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..Server::default()
+        };
+        HttpConn::new(&cfg).unwrap()
+    }
+
+    #[test]
+    fn headers_of_each_method() {
+        let c = conn(&[("X-Api-Key", "k")]);
+        let post = c.headers(&Method::POST);
+        assert_eq!(post[ACCEPT], "application/json, text/event-stream");
+        assert_eq!(post[CONTENT_TYPE], "application/json");
+        assert_eq!(post["x-api-key"], "k");
+        assert!(post.get(SESSION).is_none() && post.get(PROTOCOL).is_none());
+        *c.session.lock().unwrap() = Some("s1".into());
+        c.set_protocol("2025-11-25");
+        assert_eq!(c.headers(&Method::GET)[ACCEPT], "text/event-stream");
+        let del = c.headers(&Method::DELETE);
+        assert!(del.get(ACCEPT).is_none());
+        assert_eq!(del[SESSION], "s1");
+        assert_eq!(del[PROTOCOL], "2025-11-25");
+    }
+
+    #[test]
+    fn a_configured_header_replaces_ours() {
+        let c = conn(&[("accept", "*/*")]);
+        let post = c.headers(&Method::POST);
+        assert_eq!(post.get_all(ACCEPT).iter().count(), 1);
+        assert_eq!(post[ACCEPT], "*/*");
+    }
+
+    #[test]
+    fn bad_urls() {
+        let bad = |u: &str| HttpConn::new(&Server { url: u.into(), ..Server::default() }).is_err();
+        assert!(bad("ftp://x/mcp") && bad("not a url"));
+        assert!(!bad("https://example.com/mcp"));
+    }
+}

@@ -77,3 +77,30 @@ pub fn parse(v: Value) -> Option<Incoming> {
 pub fn id_is(id: &Value, want: u64) -> bool {
     id.as_u64() == Some(want)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn written_as_the_go_sdk_writes() {
+        let r = String::from_utf8(request(2, "tools/list", None)).unwrap();
+        assert_eq!(r, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+        let a = String::from_utf8(answer(&json!("s-1"), Ok(json!({})))).unwrap();
+        assert_eq!(a, r#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#);
+        let n = String::from_utf8(notification("notifications/initialized", json!({}))).unwrap();
+        assert_eq!(n, r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}"#);
+    }
+
+    #[test]
+    fn read() {
+        match parse(json!({"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"boom"}})) {
+            Some(Incoming::Response { id, outcome: Err(McpError::Rpc(m)) }) => assert!(id_is(&id, 3) && m == "boom"),
+            other => panic!("{:?}", other),
+        }
+        assert!(matches!(parse(json!({"id":1,"method":"ping"})), Some(Incoming::Request { .. })));
+        assert!(matches!(parse(json!({"method":"notifications/message"})), Some(Incoming::Notification)));
+        assert!(parse(json!([1])).is_none());
+    }
+}
