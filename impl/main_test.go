@@ -204,6 +204,13 @@ func (f *fixture) stdio(env map[string]string) MCPServerConfig {
 	return MCPServerConfig{Command: os.Args[0], Env: e, Enabled: true}
 }
 
+// status connects the pool's servers and returns their status: a call
+// never connects a server (P7.3), so tests that call a tool start here.
+func (f *fixture) status() []ServerStatus {
+	f.t.Helper()
+	return f.Pool().Status(ctx(f.t))
+}
+
 // startCount is the number of stdio servers started so far.
 func (f *fixture) startCount() int { return len(readPids(f.t, f.starts)) }
 
@@ -271,6 +278,7 @@ type mcpHTTP struct {
 	server *mcp.Server
 	ts     *httptest.Server
 	stop   chan struct{}
+	once   sync.Once
 
 	mu   sync.Mutex
 	reqs []seenRequest
@@ -280,6 +288,7 @@ type seenRequest struct {
 	Method    string // HTTP method
 	RPCMethod string // JSON-RPC method of a POST, if any
 	Header    http.Header
+	Body      []byte // of a POST
 }
 
 // httpServer starts an MCP server over Streamable HTTP, answering in JSON
@@ -301,6 +310,7 @@ func (f *fixture) httpServer(jsonMode bool, o testServerOptions) *mcpHTTP {
 			}
 			_ = json.Unmarshal(body, &msg)
 			seen.RPCMethod = msg.Method
+			seen.Body = body
 		}
 		s.mu.Lock()
 		s.reqs = append(s.reqs, seen)
@@ -312,8 +322,11 @@ func (f *fixture) httpServer(jsonMode bool, o testServerOptions) *mcpHTTP {
 	return s
 }
 
+// release ends the calls of block and block_once in flight.
+func (s *mcpHTTP) release() { s.once.Do(func() { close(s.stop) }) }
+
 func (s *mcpHTTP) close() {
-	close(s.stop)
+	s.release()
 	for ss := range s.server.Sessions() {
 		_ = ss.Close()
 	}
@@ -337,16 +350,19 @@ func (s *mcpHTTP) rpcMethods() []string {
 	return out
 }
 
-// inits counts the sessions opened: initialize requests received.
-func (s *mcpHTTP) inits() int {
+// count is how many requests of a JSON-RPC method were POSTed so far.
+func (s *mcpHTTP) count(method string) int {
 	n := 0
 	for _, m := range s.rpcMethods() {
-		if m == "initialize" {
+		if m == method {
 			n++
 		}
 	}
 	return n
 }
+
+// inits counts the sessions opened: initialize requests received.
+func (s *mcpHTTP) inits() int { return s.count("initialize") }
 
 // apiURL serves the contract over the fixture's pool and returns its base.
 func (f *fixture) apiURL() string {

@@ -2,14 +2,17 @@ package impl
 
 // The pool against real servers: in-process go-sdk servers over Streamable
 // HTTP (SSE and JSON answers) and go-sdk stdio servers re-executed from this
-// test binary. P1, P2, P4, P5, P6, P10, P16 (parallel connection).
+// test binary. P1, P2, P3/P4, P5, P6, P16.2 (parallel connection).
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,7 +28,7 @@ var modes = []struct {
 	json bool
 }{{"SSE", false}, {"JSON", true}}
 
-func TestP1_ConcurrentCallersShareOneAttempt(t *testing.T) {
+func TestP1_2_ConcurrentCallersShareOneAttempt(t *testing.T) {
 	f := newFixture(t)
 	release := filepath.Join(f.dir, "release")
 	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerRelease: release})})
@@ -33,9 +36,17 @@ func TestP1_ConcurrentCallersShareOneAttempt(t *testing.T) {
 	c := ctx(t)
 
 	const callers = 8
-	outs := make(chan string, callers)
-	for range callers {
-		go func() { outs <- p.Call(c, "mcp__s__echo", map[string]any{"text": "hi"}, 0).Output }()
+	connected := make(chan bool, callers)
+	for i := range callers {
+		go func() {
+			if i%2 == 0 {
+				st := p.Status(c)
+				connected <- len(st) == 1 && st[0].Connected
+				return
+			}
+			tools, _ := p.Tools(c)
+			connected <- len(tools) > 0
+		}()
 	}
 	// Every caller is waiting on the attempt before the server may answer
 	// its initialize: they cannot have been served one by one.
@@ -44,48 +55,79 @@ func TestP1_ConcurrentCallersShareOneAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range callers {
-		if got := recv(t, "a caller's output", outs); got != "hi" {
-			t.Errorf("P1 concurrent call output = %q, want %q", got, "hi")
+		if !recv(t, "a caller's answer", connected) {
+			t.Error("P1.2: a caller did not get the shared session")
 		}
 	}
 	if n := f.startCount(); n != 1 {
-		t.Fatalf("P1: %d concurrent callers started %d processes, want 1", callers, n)
+		t.Fatalf("P1.2: %d concurrent callers started %d processes, want 1", callers, n)
 	}
 
-	// P1: the session is kept from one turn to the next.
-	if _, err := p.Status(c); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := p.Tools(c); err != nil {
-		t.Fatal(err)
-	}
+	// P1.1: the session is kept from one request to the next.
+	p.Status(c)
+	p.Tools(c)
 	if got := p.Call(c, "mcp__s__echo", map[string]any{"text": "again"}, 0).Output; got != "again" {
-		t.Errorf("P1 later call = %q", got)
+		t.Errorf("P1.1 later call = %q", got)
 	}
 	if n := f.startCount(); n != 1 {
-		t.Errorf("P1: status, tools and a call in a row started %d processes, want 1", n)
+		t.Errorf("P1.1: status, tools and a call in a row started %d processes, want 1", n)
 	}
 }
 
-func TestP1_SessionKeptOverHTTP(t *testing.T) {
+func TestP1_1_SessionKeptOverHTTP(t *testing.T) {
 	f := newFixture(t)
 	srv := f.httpServer(false, testServerOptions{})
 	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 	p := f.Pool()
 	c := ctx(t)
 	for i := range 3 {
-		if _, err := p.Status(c); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := p.Tools(c); err != nil {
-			t.Fatal(err)
-		}
+		p.Status(c)
+		p.Tools(c)
 		if got := p.Call(c, "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != "x" {
 			t.Fatalf("turn %d: call = %q", i, got)
 		}
 	}
 	if n := srv.inits(); n != 1 {
-		t.Errorf("P1: three turns opened %d sessions, want 1", n)
+		t.Errorf("P1.1: three turns opened %d sessions, want 1", n)
+	}
+}
+
+// TestP1_3_FailedAttemptKept: a failed connection is kept until the server
+// is invalidated: every status shows the same error and makes no new
+// attempt, the tools route neither, and its tools are unknown to calls.
+func TestP1_3_FailedAttemptKept(t *testing.T) {
+	var inits atomic.Int32
+	f := newFixture(t)
+	srv := f.httpServer(false, testServerOptions{BeforeInitialize: func(context.Context) error {
+		if inits.Add(1) == 1 {
+			return errors.New("not yet")
+		}
+		return nil
+	}})
+	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}, "gone": {Command: "mcpparity-missing-binary", Enabled: true}})
+	p := f.Pool()
+	first := p.Status(ctx(t))
+	if len(first) != 2 || first[1].Connected || !strings.Contains(first[1].Error, "not yet") || first[0].Error != textMissing {
+		t.Fatalf("first status: %+v, want two failed connections", first)
+	}
+	if diff := cmp.Diff(first, p.Status(ctx(t))); diff != "" {
+		t.Errorf("P1.3 second status (-first +second)\n%s", diff)
+	}
+	if tools, _ := p.Tools(ctx(t)); len(tools) != 0 {
+		t.Errorf("P1.3 tools after a failed connection: %v", tools)
+	}
+	if got := p.Call(ctx(t), "mcp__h__echo", map[string]any{"text": "x"}, 0).Output; got != textUnknown+"mcp__h__echo" {
+		t.Errorf("P1.3 call of a failed server = %q", got)
+	}
+	if n := inits.Load(); n != 1 {
+		t.Errorf("P1.3: %d handshakes, want 1 (the failure is kept)", n)
+	}
+	p.Test("h")
+	if st := p.Status(ctx(t)); !st[1].Connected || st[1].Error != "" {
+		t.Errorf("after the test: %+v, want connected", st[1])
+	}
+	if n := inits.Load(); n != 2 {
+		t.Errorf("%d handshakes after the test, want 2", n)
 	}
 }
 
@@ -95,7 +137,7 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 		do   func(p *Pool, cfg MCPServerConfig) error
 	}{
 		{"P2 Invalidate", func(p *Pool, _ MCPServerConfig) error { p.Invalidate("slow"); return nil }},
-		{"P2 Test button", func(p *Pool, _ MCPServerConfig) error { return p.Test("slow") }},
+		{"P2 Test button", func(p *Pool, _ MCPServerConfig) error { p.Test("slow"); return nil }},
 		{"P2 C7 save", func(p *Pool, cfg MCPServerConfig) error {
 			return p.Save(SaveRequest{Name: "slow", Command: cfg.Command, Env: cfg.Env})
 		}},
@@ -113,10 +155,7 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 			// invalidation may end its wait in time.
 			c, cancel := context.WithTimeout(context.Background(), time.Minute)
 			t.Cleanup(cancel)
-			go func() {
-				st, _ := p.Status(c)
-				done <- st
-			}()
+			go func() { done <- p.Status(c) }()
 			waitFor(t, "the server and its grandchild to start", func() bool {
 				return len(readPids(t, f.starts)) == 1 && len(readPids(t, f.children)) == 1
 			})
@@ -130,8 +169,8 @@ func TestP2_InvalidatedWhileConnecting(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := recv(t, "the status of the invalidated attempt", done)
-			if len(st) != 1 || st[0].Connected || st[0].Error == "" || st[0].Error == otherMessage {
-				t.Errorf("status = %+v, want not connected with the invalidation's error", st)
+			if len(st) != 1 || st[0].Connected || st[0].Error != errInvalidated.Error() {
+				t.Errorf("P2.1 status = %+v, want not connected with the attempt's end as its error", st)
 			}
 			recv(t, "the invalidated attempt to settle", e.done)
 			if e.session != nil || e.err == nil {
@@ -218,10 +257,7 @@ func TestP4_HandshakeDeadline(t *testing.T) {
 			cfg := f.stdio(map[string]string{envServerBlockInit: "1"})
 			cfg.Command = tt.command
 			f.seed(map[string]MCPServerConfig{"never": cfg})
-			st, err := f.Pool().Status(ctx(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := f.status()
 			if st[0].Connected || st[0].Error != tt.want {
 				t.Errorf("status error = %q, want %q", st[0].Error, tt.want)
 			}
@@ -238,61 +274,95 @@ func TestP4_HandshakeDeadline(t *testing.T) {
 }
 
 func TestP5_HandshakeThenFirstPageOnly(t *testing.T) {
-	all := []string{"block", "echo", "fail", "ping", "rpcfail", "titled"}
 	for _, m := range modes {
 		t.Run("P5 HTTP "+m.name, func(t *testing.T) {
 			f := newFixture(t)
 			srv := f.httpServer(m.json, testServerOptions{PageSize: 2})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
-			st, err := f.Pool().Status(ctx(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(all[:2], st[0].Tools); diff != "" {
-				t.Errorf("P5 tools (first page of 2) (-want +got)\n%s", diff)
+			st := f.status()
+			if diff := cmp.Diff(httpTools[:2], st[0].Tools); diff != "" {
+				t.Errorf("P5.2 tools (first page of 2) (-want +got)\n%s", diff)
 			}
 			want := []string{"initialize", "notifications/initialized", "tools/list"}
 			if diff := cmp.Diff(want, srv.rpcMethods()); diff != "" {
-				t.Errorf("P5 handshake (-want +got)\n%s", diff)
+				t.Errorf("P5.1 handshake (-want +got)\n%s", diff)
+			}
+			if got := f.Pool().Call(ctx(t), "mcp__h__fail", nil, 0).Output; got != textUnknown+"mcp__h__fail" {
+				t.Errorf("P5.2 a tool of the second page is unknown: %q", got)
 			}
 		})
 	}
 	t.Run("P5 stdio", func(t *testing.T) {
 		f := newFixture(t)
 		f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerPageSize: "3"})})
-		st, err := f.Pool().Status(ctx(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"block", "die", "die_on_release"}, st[0].Tools); diff != "" {
-			t.Errorf("P5 tools (first page of 3) (-want +got)\n%s", diff)
+		if diff := cmp.Diff(stdioTools[:3], f.status()[0].Tools); diff != "" {
+			t.Errorf("P5.2 tools (first page of 3) (-want +got)\n%s", diff)
 		}
 	})
 	t.Run("P5 one page holds all", func(t *testing.T) {
 		f := newFixture(t)
 		srv := f.httpServer(false, testServerOptions{})
 		f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
-		st, err := f.Pool().Status(ctx(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(all, st[0].Tools); diff != "" {
+		if diff := cmp.Diff(httpTools, f.status()[0].Tools); diff != "" {
 			t.Errorf("tools (-want +got)\n%s", diff)
 		}
 	})
 }
 
-func TestP6_HeadersOnEveryRequest(t *testing.T) {
-	headers := map[string]string{"Authorization": "Bearer s3cret", "X-Team": "blue"}
+// TestP5_1_InitializeParams: the protocol version, the capabilities and
+// the client's name, as the server receives them.
+func TestP5_1_InitializeParams(t *testing.T) {
+	f := newFixture(t)
+	srv := f.httpServer(false, testServerOptions{})
+	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
+	f.status()
+	var init struct {
+		Params struct {
+			ProtocolVersion string          `json:"protocolVersion"`
+			Capabilities    json.RawMessage `json:"capabilities"`
+			ClientInfo      struct {
+				Name string `json:"name"`
+			} `json:"clientInfo"`
+		} `json:"params"`
+	}
+	reqs := srv.requests()
+	if len(reqs) == 0 || reqs[0].RPCMethod != "initialize" || json.Unmarshal(reqs[0].Body, &init) != nil {
+		t.Fatalf("first request: %+v", reqs)
+	}
+	got := init.Params
+	if got.ProtocolVersion != "2025-11-25" || string(got.Capabilities) != `{"roots":{"listChanged":true}}` || got.ClientInfo.Name == "" {
+		t.Errorf("P5.1 initialize params: version %q, capabilities %s, client %q", got.ProtocolVersion, got.Capabilities, got.ClientInfo.Name)
+	}
+}
+
+// TestP5_3_RootsAnswered: a server's roots/list gets no roots, not an error.
+func TestP5_3_RootsAnswered(t *testing.T) {
 	for _, m := range modes {
-		t.Run("P6 "+m.name, func(t *testing.T) {
+		t.Run("P5.3 "+m.name, func(t *testing.T) {
+			f := newFixture(t)
+			srv := f.httpServer(m.json, testServerOptions{})
+			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
+			f.status()
+			if got := f.Pool().Call(ctx(t), "mcp__h__roots", nil, 0).Output; got != `{"roots":[]}` {
+				t.Errorf("P5.3 the server's roots/list answered %q", got)
+			}
+		})
+	}
+}
+
+func TestP6_HeadersOnEveryRequest(t *testing.T) {
+	// Accept is one the SDK sets itself: the configured value replaces it.
+	headers := map[string]string{"Authorization": "Bearer s3cret", "X-Team": "blue", "Accept": "application/json, text/event-stream"}
+	for _, m := range modes {
+		t.Run("P6.5 "+m.name, func(t *testing.T) {
 			f := newFixture(t)
 			srv := f.httpServer(m.json, testServerOptions{})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Headers: headers, Enabled: true}})
 			p := f.Pool()
 			c := ctx(t)
+			f.status()
 			if got := p.Call(c, "mcp__h__ping", nil, 0).Output; got != "pong" {
-				t.Errorf("P6 server ping: call output = %q, want pong", got)
+				t.Errorf("P6.2 server ping: call output = %q, want pong", got)
 			}
 			if got := p.Call(c, "mcp__h__echo", map[string]any{"text": "é"}, 0).Output; got != "é" {
 				t.Errorf("call output = %q", got)
@@ -303,174 +373,140 @@ func TestP6_HeadersOnEveryRequest(t *testing.T) {
 			if err := p.Close(); err != nil { // sends the session's DELETE
 				t.Fatal(err)
 			}
-			methods := map[string]bool{}
-			var session string
-			for i, r := range srv.requests() {
-				methods[r.Method] = true
-				for k, v := range headers {
-					if got := r.Header.Get(k); got != v {
-						t.Errorf("P6: request %d (%s %s) header %s = %q, want %q", i, r.Method, r.RPCMethod, k, got, v)
-					}
-				}
-				if i > 0 { // every request after initialize carries the session
-					id := r.Header.Get("Mcp-Session-Id")
-					if id == "" || (session != "" && id != session) {
-						t.Errorf("P6: request %d (%s %s) Mcp-Session-Id = %q, want %q", i, r.Method, r.RPCMethod, id, session)
-					}
-					session = id
-				}
-			}
-			for _, want := range []string{"GET", "POST", "DELETE"} {
-				if !methods[want] {
-					t.Errorf("no %s request seen (methods %v)", want, methods)
-				}
-			}
+			checkHeaders(t, srv.requests(), headers)
 		})
 	}
 }
 
+// checkHeaders checks that every request carried each configured header
+// once, with its configured value, and the session id of initialize.
+func checkHeaders(t *testing.T, reqs []seenRequest, headers map[string]string) {
+	t.Helper()
+	methods := map[string]bool{}
+	var session string
+	for i, r := range reqs {
+		methods[r.Method] = true
+		for k, v := range headers {
+			if got := r.Header.Values(k); len(got) != 1 || got[0] != v {
+				t.Errorf("P6.5: request %d (%s %s) header %s = %q, want %q", i, r.Method, r.RPCMethod, k, got, v)
+			}
+		}
+		if i > 0 { // every request after initialize carries the session
+			id := r.Header.Get("Mcp-Session-Id")
+			if id == "" || (session != "" && id != session) {
+				t.Errorf("P6.5: request %d (%s %s) Mcp-Session-Id = %q, want %q", i, r.Method, r.RPCMethod, id, session)
+			}
+			session = id
+		}
+	}
+	for _, want := range []string{"GET", "POST", "DELETE"} {
+		if !methods[want] {
+			t.Errorf("P2.5 P6.5: no %s request seen (methods %v)", want, methods)
+		}
+	}
+}
+
 func TestP6_StdioEnvironment(t *testing.T) {
-	t.Run("P6 service env plus configured env", func(t *testing.T) {
+	t.Run("P6.1 service env plus configured env", func(t *testing.T) {
 		f := newFixture(t, func(o *Options) {
 			o.BaseEnv = []string{"MCPPARITY_BASE=service", "MCPPARITY_PROBE=base"}
 		})
 		f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{"MCPPARITY_PROBE": "configuré ✓"})})
+		f.status()
 		p := f.Pool()
 		c := ctx(t)
 		for name, want := range map[string]string{"MCPPARITY_BASE": "service", "MCPPARITY_PROBE": "configuré ✓"} {
 			if got := p.Call(c, "mcp__s__env", map[string]any{"name": name}, 0).Output; got != want {
-				t.Errorf("P6: %s in the server = %q, want %q", name, got, want)
+				t.Errorf("P6.1: %s in the server = %q, want %q", name, got, want)
 			}
 		}
 	})
-	t.Run("P6 default service env is the process env", func(t *testing.T) {
+	t.Run("P6.1 default service env is the process env", func(t *testing.T) {
 		t.Setenv("MCPPARITY_SERVICE_ONLY", "from the service")
 		f := newFixture(t)
 		f.seed(map[string]MCPServerConfig{"s": f.stdio(nil)})
+		f.status()
 		got := f.Pool().Call(ctx(t), "mcp__s__env", map[string]any{"name": "MCPPARITY_SERVICE_ONLY"}, 0).Output
 		if got != "from the service" {
-			t.Errorf("P6: service env in the server = %q", got)
+			t.Errorf("P6.1: service env in the server = %q", got)
 		}
 	})
 }
 
 func TestP6_ServerPingAnswered(t *testing.T) {
 	check := func(t *testing.T, f *fixture, name string) {
+		f.status()
 		if got := f.Pool().Call(ctx(t), "mcp__"+name+"__ping", nil, 0).Output; got != "pong" {
-			t.Errorf("P6: a call whose server pings first = %q, want pong", got)
+			t.Errorf("P6.2: a call whose server pings first = %q, want pong", got)
 		}
 	}
 	for _, m := range modes {
-		t.Run("P6 HTTP "+m.name, func(t *testing.T) {
+		t.Run("P6.2 HTTP "+m.name, func(t *testing.T) {
 			f := newFixture(t)
 			srv := f.httpServer(m.json, testServerOptions{})
 			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
 			check(t, f, "h")
 		})
 	}
-	t.Run("P6 stdio", func(t *testing.T) {
+	t.Run("P6.2 stdio", func(t *testing.T) {
 		f := newFixture(t)
 		f.seed(map[string]MCPServerConfig{"s": f.stdio(nil)})
 		check(t, f, "s")
 	})
 }
 
-func TestP10_ReconnectOnceAfterServerDeath(t *testing.T) {
+// TestP6_4_OwnProcessGroup: a stdio server leads a process group of its
+// own, which its grandchild shares, and closing the session ends both.
+func TestP6_4_OwnProcessGroup(t *testing.T) {
 	f := newFixture(t)
-	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerMarker: filepath.Join(f.dir, "died")})})
-	res := f.Pool().Call(ctx(t), "mcp__s__die_once", map[string]any{"path": "/x"}, 0)
-	if diff := cmp.Diff(CallResult{Output: "survived", Label: "/x"}, res); diff != "" {
-		t.Errorf("P10 (-want +got)\n%s", diff)
+	f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerChildren: f.children})})
+	if st := f.status(); !st[0].Connected {
+		t.Fatalf("status: %+v", st)
 	}
-	if n := f.startCount(); n != 2 {
-		t.Errorf("P10: %d server starts, want 2 (one reconnection)", n)
+	server, child := readPids(t, f.starts)[0], readPids(t, f.children)[0]
+	if g := processGroup(t, server); g != server {
+		t.Errorf("P6.4: the server %d is in process group %d, want its own", server, g)
 	}
+	if g := processGroup(t, child); g != server {
+		t.Errorf("P6.4: its grandchild %d is in process group %d, want %d", child, g, server)
+	}
+	f.Pool().Invalidate("s")
+	waitFor(t, "P2.2: the stdio server to be gone", func() bool { return processGone(server, false) })
+	waitFor(t, "P2.2: its grandchild to be gone", func() bool { return processGone(child, true) })
 }
 
-func TestP10_AlwaysFailingRetriedExactlyOnce(t *testing.T) {
-	t.Run("P10 stdio server dying at every call", func(t *testing.T) {
-		f := newFixture(t)
-		f.seed(map[string]MCPServerConfig{"s": f.stdio(nil)})
-		got := f.Pool().Call(ctx(t), "mcp__s__die", nil, 0).Output
-		if !strings.HasPrefix(got, "[erreur MCP] ") {
-			t.Errorf("P10 output = %q, want the [erreur MCP] prefix", got)
-		}
-		if n := f.startCount(); n != 2 {
-			t.Errorf("P10: %d server starts, want 2 (exactly one retry)", n)
-		}
-	})
-	for _, m := range modes {
-		t.Run("P10 JSON-RPC error over HTTP "+m.name, func(t *testing.T) {
-			f := newFixture(t)
-			srv := f.httpServer(m.json, testServerOptions{})
-			f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
-			got := f.Pool().Call(ctx(t), "mcp__h__rpcfail", nil, 0).Output
-			const want = `[erreur MCP] calling "tools/call": rpcfail always fails`
-			if got != want {
-				t.Errorf("P10 output = %q, want %q", got, want)
-			}
-			calls := 0
-			for _, m := range srv.rpcMethods() {
-				if m == "tools/call" {
-					calls++
-				}
-			}
-			if n := srv.inits(); n != 2 || calls != 2 {
-				t.Errorf("P10: %d sessions and %d calls, want 2 and 2 (exactly one retry)", n, calls)
-			}
-		})
+// processGroup reads the process group of pid from /proc.
+func processGroup(t *testing.T, pid int) int {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
 	}
+	s := string(raw)
+	// "pid (comm) state ppid pgrp ...": the fields after the last ')'.
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 3 {
+		t.Fatalf("/proc/%d/stat: %q", pid, s)
+	}
+	g, err := strconv.Atoi(fields[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
-func TestP10_NoRetryOnceUnconfigured(t *testing.T) {
-	mutations := []struct {
-		name string
-		do   func(p *Pool) error
-	}{
-		{"P10 disabled during the call", func(p *Pool) error { return p.Toggle("s", false) }},
-		{"P10 deleted during the call", func(p *Pool) error { return p.Delete("s") }},
+// TestP2_2_DeafServerEndedAfterTheGrace: a connected server that outlives
+// the end of its stdin is ended with its group once the grace has passed.
+func TestP2_2_DeafServerEndedAfterTheGrace(t *testing.T) {
+	f := newFixture(t, func(o *Options) { o.TimeScale = 0.01 })
+	f.seed(map[string]MCPServerConfig{"l": f.stdio(map[string]string{envServerLinger: "1", envServerChildren: f.children})})
+	if st := f.status(); !st[0].Connected {
+		t.Fatalf("status: %+v", st)
 	}
-	for _, mu := range mutations {
-		t.Run(mu.name, func(t *testing.T) {
-			f := newFixture(t)
-			marker := filepath.Join(f.dir, "in-call")
-			f.seed(map[string]MCPServerConfig{"s": f.stdio(map[string]string{envServerMarker: marker})})
-			p := f.Pool()
-			out := make(chan string, 1)
-			c := ctx(t)
-			go func() { out <- p.Call(c, "mcp__s__die_on_release", nil, 0).Output }()
-			waitFor(t, "the call to reach the server", func() bool { _, err := os.Stat(marker); return err == nil })
-			if err := mu.do(p); err != nil {
-				t.Fatal(err)
-			}
-			// The server dies during the call, after the mutation.
-			if err := os.WriteFile(marker+releaseSuffix, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			got := recv(t, "the call's output", out)
-			if !strings.HasPrefix(got, "[erreur MCP] ") {
-				t.Errorf("output = %q, want the [erreur MCP] prefix", got)
-			}
-			if n := f.startCount(); n != 1 {
-				t.Errorf("P10: %d server starts, want 1 (no reconnection once unconfigured)", n)
-			}
-		})
-	}
-}
-
-func TestP10_CallBounded(t *testing.T) {
-	f := newFixture(t, func(o *Options) { o.CallTimeout = 300 * time.Millisecond })
-	srv := f.httpServer(false, testServerOptions{})
-	f.seed(map[string]MCPServerConfig{"h": {URL: srv.URL, Enabled: true}})
-	out := make(chan string, 1)
-	// No deadline of the caller's: only the pool's bound can end the call.
-	c, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { out <- f.Pool().Call(c, "mcp__h__block", nil, 0).Output }()
-	got := recv(t, "the bounded call", out)
-	if want := "[erreur MCP] context deadline exceeded"; got != want {
-		t.Errorf("P10 bounded call = %q, want %q", got, want)
-	}
+	server, child := readPids(t, f.starts)[0], readPids(t, f.children)[0]
+	f.Pool().Invalidate("l")
+	waitFor(t, "P2.2: the deaf server to be ended", func() bool { return processGone(server, false) })
+	waitFor(t, "P2.2: its grandchild to be ended", func() bool { return processGone(child, true) })
 }
 
 func TestP16_EnsureAllInParallel(t *testing.T) {
@@ -506,10 +542,7 @@ func TestP16_EnsureAllInParallel(t *testing.T) {
 		cfg[name] = MCPServerConfig{URL: srv.URL, Enabled: true}
 	}
 	f.seed(cfg)
-	st, err := f.Pool().Status(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := f.status()
 	for _, s := range st {
 		if !s.Connected {
 			t.Errorf("%s not connected: %s", s.Name, s.Error)

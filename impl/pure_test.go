@@ -22,6 +22,13 @@ func TestC1_EnabledDefaultsToTrue(t *testing.T) {
 	}{
 		{"C1 absent is true", `{"command":"x"}`, MCPServerConfig{Command: "x", Enabled: true}},
 		{"C1 explicit false", `{"command":"x","enabled":false}`, MCPServerConfig{Command: "x"}},
+		{"C1.2 null is false", `{"command":"x","enabled":null}`, MCPServerConfig{Command: "x"}},
+		{"C1.2 Enabled is not the key", `{"command":"x","Enabled":false}`, MCPServerConfig{Command: "x", Enabled: true}},
+		{"C1.2 Enabled true beside enabled false", `{"command":"x","Enabled":true,"enabled":false}`, MCPServerConfig{Command: "x"}},
+		{"C8.3 field names in any case", `{"COMMAND":"x","Url":"u","DisabledTools":["t"]}`,
+			MCPServerConfig{Command: "x", URL: "u", Enabled: true, DisabledTools: []string{"t"}}},
+		{"C8.3 unknown fields ignored", `{"command":"x","type":"stdio"}`, MCPServerConfig{Command: "x", Enabled: true}},
+		{"C8.3 the last duplicate wins", `{"command":"x","command":"y","enabled":true,"enabled":false}`, MCPServerConfig{Command: "y"}},
 		{"C1 explicit true", `{"url":"u","enabled":true}`, MCPServerConfig{URL: "u", Enabled: true}},
 		{"C1 empty object", `{}`, MCPServerConfig{Enabled: true}},
 		{"all fields", `{"command":"c","args":["a"],"env":{"K":"V"},"url":"u","headers":{"H":"V"},"disabledTools":["t"]}`,
@@ -39,6 +46,16 @@ func TestC1_EnabledDefaultsToTrue(t *testing.T) {
 			}
 		})
 	}
+	t.Run("C1.2 a disabled server written and read back stays disabled", func(t *testing.T) {
+		raw, err := json.Marshal(map[string]MCPServerConfig{"a": {URL: "u"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]MCPServerConfig
+		if err := json.Unmarshal(raw, &got); err != nil || got["a"].Enabled {
+			t.Errorf("%s read back as %+v (%v), want disabled", raw, got["a"], err)
+		}
+	})
 	t.Run("C1 inside the stored map", func(t *testing.T) {
 		var got map[string]MCPServerConfig
 		if err := json.Unmarshal([]byte(`{"a":{"command":"x"},"b":{"command":"y","enabled":false}}`), &got); err != nil {
@@ -61,6 +78,9 @@ func TestC2_Transport(t *testing.T) {
 		{"url", MCPServerConfig{URL: "http://x"}, "http"},
 		{"blank command, url", MCPServerConfig{Command: "  \t", URL: "http://x"}, "http"},
 		{"blank both", MCPServerConfig{Command: " ", URL: "\n"}, ""},
+		{"C2.1 Unicode blank command", MCPServerConfig{Command: "\u0085\u00a0", URL: "http://x"}, "http"},
+		{"C2.1 a BOM is not blank", MCPServerConfig{Command: "\ufeff", URL: "http://x"}, "stdio"},
+		{"C2.4 padded command", MCPServerConfig{Command: "  x"}, "stdio"},
 		{"nothing", MCPServerConfig{}, ""},
 	}
 	for _, tt := range tests {
@@ -114,10 +134,18 @@ func TestP3P4_TimeoutsAndMessages(t *testing.T) {
 	}{
 		{"npx", 3 * time.Minute, npxMessage},
 		{"NPX.cmd", 3 * time.Minute, npxMessage},
+		{"/usr/bin/NPX.EXE", 3 * time.Minute, npxMessage},
+		{"npx.cmd.exe", 3 * time.Minute, npxMessage},
 		{"/usr/bin/uvx.exe", 3 * time.Minute, uvxMessage},
 		{"uvx", 3 * time.Minute, uvxMessage},
-		{`C:\tools\Npx.EXE`, 3 * time.Minute, npxMessage},
-		{"  /opt/node/bin/npx  ", 3 * time.Minute, npxMessage},
+		{"UVX", 3 * time.Minute, uvxMessage},
+		{"./bin/npx", 3 * time.Minute, npxMessage},
+		{"npx.exe.cmd", 20 * time.Second, otherMessage},
+		{"uv", 20 * time.Second, otherMessage},
+		{`C:\node\npx.cmd`, 20 * time.Second, otherMessage},
+		{`node\npx`, 20 * time.Second, otherMessage},
+		{" npx", 20 * time.Second, otherMessage},
+		{"/opt/node/bin/npx ", 20 * time.Second, otherMessage},
 		{"node", 20 * time.Second, otherMessage},
 		{"/usr/bin/python3", 20 * time.Second, otherMessage},
 		{"npx-wrapper", 20 * time.Second, otherMessage},
@@ -139,12 +167,37 @@ func TestP3P4_TimeoutsAndMessages(t *testing.T) {
 	t.Run("P3 pool default is the rule", func(t *testing.T) {
 		p := NewPool(nil, Options{})
 		defer p.Close()
-		for cmd, want := range map[string]time.Duration{"npx": 3 * time.Minute, "node": 20 * time.Second} {
+		for cmd, want := range map[string]time.Duration{"npx": 3 * time.Minute, "node": 20 * time.Second, "": 20 * time.Second} {
 			if got := p.connectTimeout(cmd); got != want {
 				t.Errorf("pool.connectTimeout(%q) = %v, want %v", cmd, got, want)
 			}
 		}
+		if got := p.callTimeout(); got != 120*time.Second {
+			t.Errorf("P10 pool.callTimeout() = %v, want 120s", got)
+		}
 	})
+}
+
+// TestT1_DeadlinesScaled: every deadline of the pool follows the time
+// scale (P3's handshakes, P10's call attempts, P2's grace).
+func TestT1_DeadlinesScaled(t *testing.T) {
+	p := NewPool(nil, Options{TimeScale: 0.01})
+	defer p.Close()
+	for cmd, want := range map[string]time.Duration{"npx": 1800 * time.Millisecond, "node": 200 * time.Millisecond} {
+		if got := p.connectTimeout(cmd); got != want {
+			t.Errorf("P3 scaled connectTimeout(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+	if got := p.callTimeout(); got != 1200*time.Millisecond {
+		t.Errorf("P10 scaled callTimeout() = %v, want 1.2s", got)
+	}
+	gt, ok := p.newTransport(MCPServerConfig{Command: "x"}).(*groupTransport)
+	if !ok || gt.grace != 20*time.Millisecond {
+		t.Errorf("P2 scaled grace: transport %T %+v, want a group transport with 20ms", gt, gt)
+	}
+	if got := TimeoutMessage("node"); got != otherMessage {
+		t.Errorf("P4.2 the text keeps 20s: %q", got)
+	}
 }
 
 func TestP7_Names(t *testing.T) {
@@ -156,6 +209,12 @@ func TestP7_Names(t *testing.T) {
 		{"  spaced  ", "spaced"},
 		{"keep-dash_under", "keep-dash_under"},
 		{"a__b", "a__b"},
+		{"My Server!", "My_Server"},
+		{"ops :: prod", "ops_prod"},
+		{"édge", "dge"},
+		{"a🙂b", "a_b"},
+		{"🙂🙂", ""},
+		{"a\u00a0b", "a_b"},
 		{"é-ok", "-ok"},
 		{"café.read", "caf_read"},
 		{"Tool42", "Tool42"},
@@ -226,9 +285,12 @@ func TestP8_DescriptionAndSchema(t *testing.T) {
 		want   string
 	}{
 		{"nil", nil, `{"type":"object","properties":{}}`},
-		{"empty map", map[string]any{}, `{"type":"object","properties":{}}`},
-		{"empty raw", json.RawMessage(`{}`), `{"type":"object","properties":{}}`},
+		{"P8.4 an empty map is kept", map[string]any{}, `{}`},
+		{"P8.4 an empty raw object is kept", json.RawMessage(`{}`), `{}`},
 		{"null raw", json.RawMessage(`null`), `{"type":"object","properties":{}}`},
+		{"P8.4 a list", []any{"not", "an", "object"}, `{"type":"object","properties":{}}`},
+		{"P8.4 a string", "object", `{"type":"object","properties":{}}`},
+		{"P8.4 a number", 3, `{"type":"object","properties":{}}`},
 		{"type only is kept", map[string]any{"type": "object"}, `{"type":"object"}`},
 		{"full", map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}},
 			`{"properties":{"q":{"type":"string"}},"type":"object"}`},
@@ -378,6 +440,9 @@ func TestP14_PromptLine(t *testing.T) {
 		{"sorted, empty skipped", map[string]int{"b": 11, "a": 2, "c": 0}, head + "a (2), b (11)."},
 		{"one", map[string]int{"fs": 1}, head + "fs (1)."},
 		{"byte order", map[string]int{"b": 1, "B": 1, "a": 1}, head + "B (1), a (1), b (1)."},
+		{"P14.2 formatted strings sorted: a space name after", map[string]int{"a b": 1, "a": 2}, head + "a (2), a b (1)."},
+		{"P14.2 formatted strings sorted: a tab before the space", map[string]int{"a\t": 1, "a": 2}, head + "a\t (1), a (2)."},
+		{"P14.2 beyond the BMP after U+FFFF", map[string]int{"\U0001F642": 1, "\uffff": 1}, head + "\uffff (1), \U0001F642 (1)."},
 	}
 	for _, tt := range tests {
 		t.Run("P14/"+tt.name, func(t *testing.T) {
@@ -407,13 +472,16 @@ func TestP15_CallLabel(t *testing.T) {
 		{"name last", map[string]any{"name": "n", "other": "o"}, "n"},
 		{"non-string skipped", map[string]any{"path": 3, "file": []any{"x"}, "query": "q"}, "q"},
 		{"empty string skipped", map[string]any{"path": "", "file": "f"}, "f"},
-		{"blank string skipped", map[string]any{"path": "  ", "url": "u"}, "u"},
-		{"Unicode white space is blank", map[string]any{"path": "\u0085\u00a0", "url": "u"}, "u"},
+		{"P15.1 white space is taken as sent", map[string]any{"path": "  ", "url": "u"}, "  "},
+		{"P15.1 Unicode white space is taken", map[string]any{"path": "\u0085\u00a0", "url": "u"}, "\u0085\u00a0"},
+		{"P15.1 a later key when earlier ones are empty", map[string]any{"path": "", "file": "", "query": "", "command": "", "url": "", "name": "n"}, "n"},
 		{"no key: JSON", map[string]any{"b": 1, "a": "x"}, `{"a":"x","b":1}`},
 		{"only non-strings: JSON", map[string]any{"path": 3}, `{"path":3}`},
 		{"JSON exactly 120 runes", exact, `{"t":"` + strings.Repeat("x", 112) + `"}`},
 		{"JSON cut at 120 runes", long, string([]rune(longJSON)[:120]) + "…"},
 		{"JSON under 120 runes, over 120 bytes", map[string]any{"t": strings.Repeat("é", 100)}, `{"t":"` + strings.Repeat("é", 100) + `"}`},
+		{"J1.2 markup and separators escaped", map[string]any{"t": "<a>&\u2028"}, `{"t":"\u003ca\u003e\u0026\u2028"}`},
+		{"all keys empty: JSON", map[string]any{"path": ""}, `{"path":""}`},
 	}
 	for _, tt := range tests {
 		t.Run("P15/"+tt.name, func(t *testing.T) {

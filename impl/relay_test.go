@@ -31,7 +31,7 @@ func TestRelay_AgainstReference(t *testing.T) {
 		t.Errorf("Tools = %v, %q, %v; want none, \"\", nil", tools, prompt, err)
 	}
 	res, err := r.Call(ctx, "mcp__gone__x", map[string]any{"path": "/a"}, 0)
-	want := CallResult{Output: UnknownToolPrefix + "mcp__gone__x", Label: "/a"}
+	want := CallResult{Output: textUnknown + "mcp__gone__x", Label: "/a"}
 	if err != nil || res != want {
 		t.Errorf("Call = %+v, %v; want %+v", res, err, want)
 	}
@@ -58,7 +58,7 @@ func TestRelay_FacadeUnreachable(t *testing.T) {
 		t.Fatalf("Call error = %v, want a RelayError of kind injoignable", err)
 	}
 	const text = "façade MCP injoignable (/internal/facade/v1/mcp/call)"
-	if err.Error() != text || res.Output != CallErrorPrefix+text {
+	if err.Error() != text || res.Output != "[erreur MCP] "+text {
 		t.Errorf("error %q, output %q; want %q", err, res.Output, text)
 	}
 	if _, _, err := r.Tools(ctx); err == nil || err.Error() != "façade MCP injoignable (/internal/facade/v1/mcp/tools)" {

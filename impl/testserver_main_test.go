@@ -11,14 +11,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// helperLife is how long a helper waits to be killed: longer than any
+// wait of a test (waitTimeout).
+const helperLife = 2 * time.Minute
+
 // testServerMain runs the helper process selected by envServerKind and
 // returns its exit code: TestMain calls it first when envServerKind is set.
 func testServerMain() int {
 	switch kind := os.Getenv(envServerKind); kind {
 	case "sleep":
 		// The grandchild of group-kill tests: it holds no pipe of its parent
-		// (stdio is /dev/null) and waits to be killed.
-		time.Sleep(time.Hour)
+		// (stdio is /dev/null) and waits to be killed, or for helperLife
+		// (far past any test's wait, so that a missed kill fails the test
+		// without leaving the process behind for long).
+		time.Sleep(helperLife)
 		return 0
 	case "mcp":
 		if err := runTestServerStdio(); err != nil {
@@ -69,7 +75,7 @@ func runTestServerStdio() error {
 	// ended is no concern of the tests.
 	_ = newTestServer(o).Run(context.Background(), &mcp.StdioTransport{})
 	if os.Getenv(envServerLinger) == "1" {
-		time.Sleep(time.Hour)
+		time.Sleep(helperLife)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,6 +52,13 @@ type testServerOptions struct {
 	// BeforeInitialize, if set, runs before initialize is handled; an
 	// error fails the initialize request.
 	BeforeInitialize func(ctx context.Context) error
+	// BeforeListTools, if set, runs before tools/list is handled; an error
+	// fails the tools/list request.
+	BeforeListTools func(ctx context.Context) error
+	// Schemas replace, in tools/list answers, the input schema of the
+	// tools they name (a value the SDK would refuse to register: {}, a
+	// list, nil).
+	Schemas map[string]any
 	// Stop, when closed, ends the calls of block (an in-process server's
 	// handler is not cancelled when its client gives up, and a session
 	// does not close while a handler runs).
@@ -94,6 +102,8 @@ func toolArgs(req *mcp.CallToolRequest) map[string]any {
 //   - fail: a tool error (isError) with the text "boom";
 //   - rpcfail: always a JSON-RPC error;
 //   - block: waits until the call is cancelled or Stop closes;
+//   - block_once: blocks as block does the first time, then answers "second";
+//   - roots: the client's answer to roots/list, as JSON;
 //
 // and, with Stdio: env (returns the env var named by "name"), die (exits
 // during the call), die_once (exits during its first call, then answers
@@ -102,18 +112,7 @@ func toolArgs(req *mcp.CallToolRequest) map[string]any {
 func newTestServer(o testServerOptions) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpparity-testserver", Version: "1.0.0"},
 		&mcp.ServerOptions{PageSize: o.PageSize})
-	if o.BeforeInitialize != nil {
-		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == "initialize" {
-					if err := o.BeforeInitialize(ctx); err != nil {
-						return nil, err
-					}
-				}
-				return next(ctx, method, req)
-			}
-		})
-	}
+	s.AddReceivingMiddleware(o.middleware)
 	s.AddTool(&mcp.Tool{Name: "echo", Description: echoDescription, InputSchema: schemaText},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			t, _ := toolArgs(req)["text"].(string)
@@ -147,6 +146,7 @@ func newTestServer(o testServerOptions) *mcp.Server {
 				return nil, errors.New("server stopping")
 			}
 		})
+	addSessionTools(s, o)
 	for name, res := range o.Extra {
 		s.AddTool(&mcp.Tool{Name: name, Description: "Extra tool " + name, InputSchema: schemaEmpty},
 			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return res, nil })
@@ -155,6 +155,81 @@ func newTestServer(o testServerOptions) *mcp.Server {
 		addStdioTools(s, o)
 	}
 	return s
+}
+
+// addSessionTools adds the tools that talk to the client or count their
+// calls: block_once and roots.
+func addSessionTools(s *mcp.Server, o testServerOptions) {
+	var blocked atomic.Bool
+	s.AddTool(&mcp.Tool{Name: "block_once", Description: "Waits until cancelled the first time, then answers.", InputSchema: schemaEmpty},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if blocked.Swap(true) {
+				return toolText("second"), nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-o.Stop:
+				return nil, errors.New("server stopping")
+			}
+		})
+	s.AddTool(&mcp.Tool{Name: "roots", Description: "Lists the client's roots.", InputSchema: schemaEmpty},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := json.Marshal(res)
+			if err != nil {
+				return nil, err
+			}
+			return toolText(string(raw)), nil
+		})
+}
+
+// middleware runs the hooks of o before initialize and tools/list, and
+// rewrites the schemas of tools/list answers.
+func (o testServerOptions) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		hook := map[string]func(context.Context) error{"initialize": o.BeforeInitialize, "tools/list": o.BeforeListTools}[method]
+		if hook != nil {
+			if err := o.runHook(ctx, hook); err != nil {
+				return nil, err
+			}
+		}
+		res, err := next(ctx, method, req)
+		if lt, ok := res.(*mcp.ListToolsResult); ok && err == nil && len(o.Schemas) > 0 {
+			out := *lt
+			out.Tools = nil
+			for _, t := range lt.Tools {
+				c := *t
+				if schema, ok := o.Schemas[c.Name]; ok {
+					c.InputSchema = schema
+				}
+				out.Tools = append(out.Tools, &c)
+			}
+			return &out, nil
+		}
+		return res, err
+	}
+}
+
+// runHook runs hook with a context that also ends when Stop closes: an
+// in-process server's handler is not cancelled when its client gives up,
+// and its session does not close while the handler runs.
+func (o testServerOptions) runHook(ctx context.Context, hook func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Stop != nil {
+		go func() {
+			select {
+			case <-o.Stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return hook(ctx)
 }
 
 // addStdioTools adds the tools of a server in a process of its own.

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -104,17 +105,44 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// bounded is a context that ends after d, or a minute before the test's
+// own deadline (go test -timeout) when that comes first, so that a run too
+// slow for the deadline fails with its output instead of a panic.
+func bounded(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
+	if end, ok := t.Deadline(); ok {
+		d = min(d, time.Until(end)-time.Minute)
+	}
+	return context.WithTimeout(context.Background(), d)
+}
+
+// command runs the harness under ctx; at ctx's end it gets SIGTERM, on
+// which it stops its targets and their servers, and SIGKILL 30 s later.
+func command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	return cmd
+}
+
+// ended says why a command of a test failed: its error, or the end of its
+// context.
+func ended(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return fmt.Sprintf("%v (%v: the whole run needs more time, as make test gives it: go test -timeout 20m)", err, ctx.Err())
+	}
+	return err.Error()
+}
+
 // TestTypeScriptPortPasses: check against the port exits 0, its accepted
 // deviations listed with their reasons.
 func TestTypeScriptPortPasses(t *testing.T) {
 	needNode(t)
 	bin := prepare(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := bounded(t, 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "check", "--target-file", filepath.Join(typescript, "target.yaml"))
-	out, err := cmd.CombinedOutput()
+	out, err := command(ctx, bin, "check", "--target-file", filepath.Join(typescript, "target.yaml")).CombinedOutput()
 	if err != nil {
-		t.Fatalf("check against the TypeScript port: %v\n%s", err, out)
+		t.Fatalf("check against the TypeScript port: %s\n%s", ended(ctx, err), out)
 	}
 	t.Logf("%s", out)
 }
@@ -125,13 +153,12 @@ func TestTypeScriptPortPasses(t *testing.T) {
 func TestTypeScriptPortMutants(t *testing.T) {
 	needNode(t)
 	bin := prepare(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := bounded(t, 15*time.Minute)
 	defer cancel()
 	report := filepath.Join(t.TempDir(), "mutants.json")
-	cmd := exec.CommandContext(ctx, bin, "mutate", "--target-file", filepath.Join(typescript, "target.yaml"), "--json", report)
-	out, err := cmd.CombinedOutput()
+	out, err := command(ctx, bin, "mutate", "--target-file", filepath.Join(typescript, "target.yaml"), "--json", report).CombinedOutput()
 	if err != nil {
-		t.Fatalf("mutate --target-file: %v\n%s", err, out)
+		t.Fatalf("mutate --target-file: %s\n%s", ended(ctx, err), out)
 	}
 	var rep struct {
 		Summary struct{ Total, Killed int }

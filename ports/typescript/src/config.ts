@@ -1,6 +1,8 @@
 // The configuration of the pool (C1–C8, docs/rules.md): servers, their
-// transport, their validation, and their stored JSON form.
+// transport, their validation, and the JSON form they are stored in
+// (reading it: src/stored.ts).
 
+import { quote } from "./gojson.js";
 import { isBlank, sortedNames } from "./text.js";
 
 export interface ServerConfig {
@@ -29,7 +31,7 @@ export function transportOf(s: ServerConfig): Transport {
   return "";
 }
 
-/** validate is C3: the error text, or "" for a valid server. */
+/** validate is C3, for a save (C4.5): the error text, or "" for a valid server. */
 export function validate(s: ServerConfig): string {
   const cmd = !isBlank(s.command);
   const url = !isBlank(s.url);
@@ -38,64 +40,13 @@ export function validate(s: ServerConfig): string {
   return "";
 }
 
-/** usable: enabled, with a transport and a valid configuration (P8, P16). */
-export function usable(s: ServerConfig): boolean {
-  return s.enabled && transportOf(s) !== "" && validate(s) === "";
+/** wantsSession: enabled, with a transport (P8.1, P16.2); the status validates nothing (P16.6). */
+export function wantsSession(s: ServerConfig): boolean {
+  return s.enabled && transportOf(s) !== "";
 }
 
 export function emptyServer(): ServerConfig {
   return { command: "", args: [], env: {}, url: "", headers: {}, enabled: true, disabledTools: [] };
-}
-
-/** ConfigError is an unreadable stored configuration. */
-export class ConfigError extends Error {}
-
-/**
- * parseConfig reads stored JSON: an object of servers (C1: a server without
- * `enabled` is enabled). Anything else is unreadable. `null` and absent
- * fields read as empty.
- */
-export function parseConfig(text: string): Config {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new ConfigError((e as Error).message);
-  }
-  const cfg: Config = new Map();
-  if (raw === null) return cfg;
-  if (typeof raw !== "object" || Array.isArray(raw)) {
-    throw new ConfigError(`the stored configuration is ${kind(raw)}, not an object of servers`);
-  }
-  for (const [name, v] of Object.entries(raw as Record<string, unknown>)) {
-    cfg.set(name, parseServer(name, v));
-  }
-  return cfg;
-}
-
-function parseServer(name: string, v: unknown): ServerConfig {
-  const s = emptyServer();
-  if (v === null) return s;
-  if (typeof v !== "object" || Array.isArray(v)) {
-    throw new ConfigError(`server ${JSON.stringify(name)} is ${kind(v)}, not an object`);
-  }
-  const o = v as Record<string, unknown>;
-  const where = (f: string) => `server ${JSON.stringify(name)}: field ${f}`;
-  s.command = str(o.command, where("command"));
-  s.args = strList(o.args, where("args"));
-  s.env = strMap(o.env, where("env"));
-  s.url = str(o.url, where("url"));
-  s.headers = strMap(o.headers, where("headers"));
-  // C1 (docs/rules.md): absent (or null) reads as enabled.
-  if (o.enabled === undefined || o.enabled === null) {
-    s.enabled = true;
-  } else if (typeof o.enabled === "boolean") {
-    s.enabled = o.enabled;
-  } else {
-    throw new ConfigError(`${where("enabled")} is ${kind(o.enabled)}, not a boolean`);
-  }
-  s.disabledTools = strList(o.disabledTools, where("disabledTools"));
-  return s;
 }
 
 export function kind(v: unknown): string {
@@ -113,16 +64,10 @@ export function kind(v: unknown): string {
   }
 }
 
-function str(v: unknown, where: string): string {
-  if (v === undefined || v === null) return "";
-  if (typeof v !== "string") throw new ConfigError(`${where} is ${kind(v)}, not a string`);
-  return v;
-}
-
-// In lists and maps of strings, null reads as "" (as absent fields do).
+// In the lists and maps of strings of a request body, null reads as "".
 const strOrNull = (e: unknown) => typeof e === "string" || e === null;
 
-export function strList(v: unknown, where: string, E: new (m: string) => Error = ConfigError): string[] {
+export function strList(v: unknown, where: string, E: new (m: string) => Error): string[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || !v.every(strOrNull)) {
     throw new E(`${where} is not an array of strings`);
@@ -130,7 +75,7 @@ export function strList(v: unknown, where: string, E: new (m: string) => Error =
   return v.map((e) => e ?? "");
 }
 
-export function strMap(v: unknown, where: string, E: new (m: string) => Error = ConfigError): Record<string, string> {
+export function strMap(v: unknown, where: string, E: new (m: string) => Error): Record<string, string> {
   if (v === undefined || v === null) return {};
   if (typeof v !== "object" || Array.isArray(v) || !Object.values(v).every(strOrNull)) {
     throw new E(`${where} is not an object of strings`);
@@ -145,11 +90,12 @@ export function strMap(v: unknown, where: string, E: new (m: string) => Error = 
 /**
  * serializeConfig writes the stored form (C8): names in sorted order,
  * fields in the order command, args, env, url, headers, enabled,
- * disabledTools, each omitted when empty except enabled. Written by hand:
- * a JavaScript object would put integer-like names first.
+ * disabledTools, each omitted when empty except enabled; strings escaped
+ * as Go writes them. Written by hand: a JavaScript object would put
+ * integer-like names first.
  */
 export function serializeConfig(cfg: Config): string {
-  const q = (v: string) => JSON.stringify(v);
+  const q = quote;
   const list = (l: string[]) => "[" + l.map(q).join(",") + "]";
   const map = (m: Record<string, string>) =>
     "{" + sortedNames(Object.keys(m)).map((k) => q(k) + ":" + q(m[k])).join(",") + "}";

@@ -3,16 +3,16 @@
 // request (POST, GET, DELETE), its fetch on node:http (src/fetch.ts), and
 // two additions:
 //
-//   - a request whose SSE answer stream breaks before the answer fails the
-//     session with the stream's error (the SDK reports the broken stream
-//     but leaves the request waiting), so that the call fails at once and
-//     P10 reconnects;
+//   - a request whose SSE answer stream breaks before the answer fails at
+//     once with the stream's error (the SDK reports the broken stream but
+//     leaves the request waiting), so that P10 reconnects; the session
+//     itself goes on, as the reference's does;
 //   - closing a live session lets its requests in flight end, then ends
 //     it on the server too (DELETE), each bounded by the close grace.
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 import { httpFetch } from "./fetch.js";
 
@@ -32,10 +32,8 @@ export class WatchedHttpTransport implements Transport {
 
   private readonly inner: StreamableHTTPClientTransport;
   private readonly pending = new Set<string>(); // requests sent, not answered
-  private readonly broken = new Set<string>(); // requests whose answer stream broke
-  /** The failure that ended the session (a broken answer stream). */
-  failure?: Error;
-  /** Set once the session is published: close then ends it on the server. */
+  private readonly broken = new Map<string, RequestId>(); // requests whose answer stream broke
+  /** Set once initialize succeeded: close then ends the session on the server. */
   graceful = false;
 
   private readonly headers: Record<string, string>;
@@ -74,7 +72,6 @@ export class WatchedHttpTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if (this.failure) throw this.failure;
     let key: string | undefined;
     if ("method" in message && "id" in message) {
       key = idKey(message.id);
@@ -101,22 +98,21 @@ export class WatchedHttpTransport implements Transport {
   private readonly idle: (() => void)[] = [];
 
   /**
-   * close ends the session. A published one first lets the requests in
-   * flight end (within the close grace, as a stdio server gets it, P2),
-   * then ends the session on the server (DELETE, bounded by the grace).
+   * close ends the session. An established one (its initialize succeeded)
+   * first lets the requests in flight end (within the close grace, as a
+   * stdio server gets it, P2.4), then ends the session on the server
+   * (DELETE, P2.5, bounded by the grace).
    */
   async close(): Promise<void> {
-    if (this.graceful && !this.failure) {
+    if (this.graceful) {
       this.graceful = false;
       await this.within(this.graceMs(), new Promise<void>((resolve) => (this.pending.size === 0 ? resolve() : this.idle.push(resolve))));
-      if (!this.failure) {
-        await this.within(
-          this.graceMs(),
-          this.inner.terminateSession().catch(() => {
-            // the server may have forgotten the session already
-          }),
-        );
-      }
+      await this.within(
+        this.graceMs(),
+        this.inner.terminateSession().catch(() => {
+          // the server may have forgotten the session already
+        }),
+      );
     }
     await this.inner.close();
   }
@@ -130,19 +126,16 @@ export class WatchedHttpTransport implements Transport {
   /**
    * The SDK has reported an error; the streams that broke before it have
    * been read to their end. A request among them still unanswered will
-   * never be: the session fails with that error.
+   * never be: it is failed with that error, handed to the client as the
+   * error answer of that request (a transport has no other way to end a
+   * request of the SDK's).
    */
   private checkBroken(err: Error): void {
-    if (this.broken.size === 0 || this.failure) return;
-    for (const id of this.broken) {
-      this.broken.delete(id);
-      if (this.pending.has(id)) {
-        this.failure = err;
-        this.pending.clear();
-        for (const f of this.idle.splice(0)) f();
-        void this.inner.close();
-        return;
-      }
+    for (const [key, id] of this.broken) {
+      this.broken.delete(key);
+      if (!this.pending.has(key)) continue;
+      this.settle(key);
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message: err.message } });
     }
   }
 
@@ -158,15 +151,15 @@ export class WatchedHttpTransport implements Transport {
     const res = await httpFetch(url, init);
     if (init?.method !== "POST" || !res.body || typeof init.body !== "string") return res;
     if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream")) return res;
-    let id: string | undefined;
+    let id: RequestId | undefined;
     try {
       const m = JSON.parse(init.body) as Record<string, unknown>;
-      if (m && typeof m.method === "string" && "id" in m) id = idKey(m.id);
+      if (m && typeof m.method === "string" && (typeof m.id === "number" || typeof m.id === "string")) id = m.id;
     } catch {
       // not a message of ours
     }
     if (id === undefined) return res;
-    const key = id;
+    const key = idKey(id);
     const reader = res.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -175,7 +168,7 @@ export class WatchedHttpTransport implements Transport {
           if (done) controller.close();
           else controller.enqueue(value);
         } catch (err) {
-          this.broken.add(key);
+          this.broken.set(key, id);
           controller.error(err);
         }
       },

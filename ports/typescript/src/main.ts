@@ -17,15 +17,14 @@ import { TIME_SCALE_VAR, parseTimeScale } from "./time.js";
 // The store commands run once per harness step: they load the store alone,
 // not the SDK (loading it costs a few hundred milliseconds of CPU).
 async function serviceModules() {
-  const [{ loadCatalog }, { Pool, trace }, { handler }, { Service }, { Deadlines }, { warmUp }] = await Promise.all([
-    import("./catalog.js"),
+  const [{ Pool, trace }, { handler }, { Service }, { Deadlines }, { warmUp }] = await Promise.all([
     import("./pool.js"),
     import("./server.js"),
     import("./service.js"),
     import("./time.js"),
     import("./warmup.js"),
   ]);
-  return { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace };
+  return { Pool, handler, Service, Deadlines, warmUp, trace };
 }
 
 // The one catalog of every implementation (P17). check hands it over as
@@ -112,10 +111,10 @@ async function serveCommand(args: string[]): Promise<void> {
   const addr = server.address();
   process.stdout.write((typeof addr === "object" && addr ? `${addr.address}:${addr.port}` : String(addr)) + "\n");
 
-  const { loadCatalog, Pool, handler, Service, Deadlines, warmUp, trace } = await serviceModules();
-  const catalog = loadCatalog(f.get("catalog") ?? defaultCatalog());
+  const { Pool, handler, Service, Deadlines, warmUp, trace } = await serviceModules();
   const pool = new Pool(new Deadlines(scale));
-  const svc = new Service(new Store(state), pool, catalog, workspace);
+  // The catalog file is read by each catalog request (P17.1: 500 when it cannot be).
+  const svc = new Service(new Store(state), pool, f.get("catalog") ?? defaultCatalog(), workspace);
 
   let stopping = false;
   const stop = async () => {

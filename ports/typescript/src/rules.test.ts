@@ -3,11 +3,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ERR_BOTH, ERR_NEITHER, emptyServer, parseConfig, serializeConfig, transportOf, validate } from "./config.js";
+import { catalogAnswer } from "./catalog.js";
+import { ERR_BOTH, ERR_NEITHER, emptyServer, serializeConfig, transportOf, validate, wantsSession } from "./config.js";
+import { baseName, deadlineText, launcherOf } from "./connect.js";
 import { blockJSON, marshal, marshalIndent } from "./gojson.js";
 import { goQuote, notFoundText } from "./lookpath.js";
-import { deadlineText, launcherOf } from "./pool.js";
 import { callOutput, cap, exposedName, flatten, label, promptLine, sanitize, toolEntry } from "./rules.js";
+import { decodeConfig } from "./stored.js";
 import { compareUTF8, trimSpace } from "./text.js";
 import { parseTimeScale } from "./time.js";
 
@@ -20,21 +22,25 @@ test("P7: sanitize and exposed names", () => {
 });
 
 test("P3: launchers", () => {
-  for (const c of ["npx", "/usr/bin/NPX.EXE", "npx.cmd", "UVX", "C:\\tools\\npx.cmd", "npx.cmd.exe"]) {
+  for (const c of ["npx", "/usr/bin/NPX.EXE", "npx.cmd", "UVX", "npx.cmd.exe", "/usr/bin/npx/"]) {
     assert.notEqual(launcherOf(c), undefined, c);
   }
-  for (const c of ["npx-wrapper", "node", "npx.exe.cmd", "/npx/x"]) assert.equal(launcherOf(c), undefined, c);
+  for (const c of ["npx-wrapper", "node", "npx.exe.cmd", "/npx/x", "uv", "C:\\node\\npx.cmd", " npx"]) {
+    assert.equal(launcherOf(c), undefined, c);
+  }
+  assert.deepEqual(["", "/", "//", "a/b//"].map(baseName), [".", "/", "/", "b"]);
   assert.match(deadlineText("uvx"), /^délai dépassé — uvx télécharge/);
   assert.equal(deadlineText(undefined), "délai dépassé — le serveur n'a pas répondu au handshake en 20s");
 });
 
 test("P8: tool entries", () => {
-  const t = { name: "x y", title: "T", description: "", inputSchema: {} };
+  const t = { name: "x y", title: "T", description: "", inputSchema: null };
   assert.deepEqual(toolEntry("s", t), {
     name: "mcp__s__x_y",
     description: "[MCP: s] T",
     parameters: { type: "object", properties: {} },
   });
+  assert.deepEqual(toolEntry("s", { ...t, inputSchema: {} }).parameters, {});
   for (const s of [undefined, null, [], "str", 3]) {
     assert.deepEqual(toolEntry("s", { ...t, inputSchema: s }).parameters, { type: "object", properties: {} });
   }
@@ -68,14 +74,18 @@ test("P14: prompt line", () => {
   assert.equal(promptLine([]), "");
   assert.equal(promptLine([["a", 0]]), "");
   assert.equal(
-    promptLine([["a", 2], ["b", 11]]),
+    promptLine([["b", 11], ["a", 2]]),
     "\n\nMCP servers connected (their tools are prefixed mcp__<server>__<tool>): a (2), b (11).",
   );
+  // P14.2: the formatted strings are sorted, not the names.
+  assert.match(promptLine([["a b", 1], ["a", 2]]), /: a \(2\), a b \(1\)\.$/);
+  assert.match(promptLine([["a", 2], ["a\t", 1]]), /: a\t \(1\), a \(2\)\.$/);
 });
 
 test("P15: labels", () => {
   assert.equal(label({ path: "/a", file: "b" }), "/a");
-  assert.equal(label({ name: "n", path: " " }), "n");
+  assert.equal(label({ name: "n", path: " " }), " "); // taken as sent
+  assert.equal(label({ name: "n", path: "" }), "n");
   assert.equal(label({ path: 7, query: " q " }), " q ");
   assert.equal(label({}), "");
   assert.equal(label(null), "");
@@ -106,19 +116,57 @@ test("C2, C3: transport and validation", () => {
   assert.equal(transportOf({ ...s, command: "  x" }), "stdio");
   assert.equal(transportOf({ ...s, command: " \t", url: " u" }), "http");
   assert.equal(validate({ ...s, command: "c", url: "u" }), ERR_BOTH);
+  assert.equal(transportOf({ ...s, command: "c", url: "u" }), "stdio");
+  assert.ok(wantsSession({ ...s, command: "c", url: "u" })); // P16.6: the status validates nothing
+  assert.ok(!wantsSession({ ...s, command: "c", enabled: false }));
+  assert.ok(!wantsSession({ ...s, url: " " }));
 });
 
 test("C1, C8: the stored form", () => {
-  const cfg = parseConfig('{"b":{"url":"u","disabledTools":["t"]},"a":{"command":"c","enabled":false,"env":{"K":"V"}},"10":null}');
+  const cfg = decodeConfig('{"b":{"url":"u","disabledTools":["t"]},"a":{"command":"c","enabled":false,"env":{"K":"V"}},"10":null}');
   assert.equal(cfg.get("b")!.enabled, true);
   assert.equal(cfg.get("a")!.enabled, false);
+  assert.equal(cfg.get("10")!.enabled, true);
   assert.equal(
     serializeConfig(cfg),
     '{"10":{"enabled":true},"a":{"command":"c","env":{"K":"V"},"enabled":false},"b":{"url":"u","enabled":true,"disabledTools":["t"]}}',
   );
-  assert.throws(() => parseConfig("[1]"));
-  assert.throws(() => parseConfig('{"a":{"args":"x"}}'));
-  assert.equal(parseConfig("null").size, 0);
+  assert.equal(serializeConfig(new Map([["<&>", { ...emptyServer(), url: "a\u2028" }]])), '{"\\u003c\\u0026\\u003e":{"url":"a\\u2028","enabled":true}}');
+});
+
+test("C8.3: stored fields as Go decodes them", () => {
+  const one = (json: string) => decodeConfig(`{"s":${json}}`).get("s");
+  assert.deepEqual(one('{"COMMAND":"x","Url":"u","Enabled":false}'), { ...emptyServer(), command: "x", url: "u" }); // C1.2: "Enabled" is not the key
+  assert.equal(one('{"enabled":null}')!.enabled, false);
+  assert.equal(one('{"enabled":false,"ENABLED":true}')!.enabled, true);
+  assert.equal(one('{"url":"a","URL":"b","url":"c","Url":null}')!.url, "c"); // the last wins; null leaves it
+  assert.deepEqual(one('{"env":{"A":"1"},"ENV":{"B":null}}')!.env, { A: "1", B: "" }); // a map decodes into the one there
+  assert.deepEqual(one('{"argſ":["x",null],"colour":1}')!.args, ["x", ""]); // U+017F folds to s; unknown fields ignored
+  assert.equal(one('{"args":"x"}'), undefined);
+  assert.equal(one('{"url":5}'), undefined);
+  assert.equal(one("[]"), undefined);
+});
+
+test("C8.4: what does not decode", () => {
+  const names = (text: string) => Array.from(decodeConfig(text).keys());
+  for (const t of ["", " ", "[1]", '"s"', "null", "5", '{"a":{}} x', '{"a":', "\ufeff{}"]) assert.deepEqual(names(t), [], t);
+  assert.deepEqual(names('{"b":{},"a":{},"c":5,"d":{}}'), ["b", "a"]); // stored order, up to the first failure
+  assert.deepEqual(names('{"a":{},"b":{"url":5},"c":{}}'), ["a"]);
+  assert.deepEqual(names('{"2":{},"1":{},"x":[]}'), ["2", "1"]);
+});
+
+test("P17: catalog entries", () => {
+  const entry = { id: "x", name: "X", category: "c", description: "d", homepage: "", runtime: "", command: "k", args: [], env: {}, secrets: [] };
+  const [bare, other, node] = catalogAnswer(
+    [entry, { ...entry, runtime: "docker", args: ["{workspace}/a{workspace}"], env: { K: "{workspace}" } }, { ...entry, runtime: "node" }],
+    "/w",
+    (id) => id === "x",
+  ) as Record<string, unknown>[];
+  assert.deepEqual(bare, { id: "x", name: "X", category: "c", description: "d", command: "k", installed: true, runtimeOk: true });
+  assert.deepEqual(other.args, ["/w/a/w"]);
+  assert.deepEqual(other.env, { K: "/w" });
+  assert.equal(other.runtimeOk, true); // a runtime without a launcher
+  assert.equal(typeof node.runtimeOk, "boolean");
 });
 
 test("text helpers", () => {

@@ -3,21 +3,16 @@
 // (P14) and the call label (P15).
 
 import { blockJSON, marshal, marshalIndent } from "./gojson.js";
-import { cutRunes, isBlank, trimSpace } from "./text.js";
+import { compareUTF8, cutRunes, trimSpace } from "./text.js";
 
 /** sanitize is P7: runs outside [a-zA-Z0-9_-] become one "_", then "_" is trimmed from both ends. */
 export function sanitize(s: string): string {
   return s.replace(/[^a-zA-Z0-9_-]+/gu, "_").replace(/^_+|_+$/g, "");
 }
 
-/** prefix is the start of the exposed names of a server's tools (P7). */
-export function prefix(server: string): string {
-  return `mcp__${sanitize(server)}__`;
-}
-
-/** exposedName is P7: mcp__<sanitize(server)>__<sanitize(tool)>. */
+/** exposedName is P7.1: mcp__<sanitize(server)>__<sanitize(tool)>. */
 export function exposedName(server: string, tool: string): string {
-  return prefix(server) + sanitize(tool);
+  return `mcp__${sanitize(server)}__${sanitize(tool)}`;
 }
 
 /** Tool is a tool of a server's first tools/list page, as sent. */
@@ -55,7 +50,7 @@ export function toolEntry(server: string, t: Tool): { name: string; description:
   return {
     name: exposedName(server, t.name),
     description: `[MCP: ${server}] ` + (t.description !== "" ? t.description : t.title),
-    parameters: object && Object.keys(s as object).length > 0 ? s : EMPTY_SCHEMA,
+    parameters: object ? s : EMPTY_SCHEMA, // P8.4: {} kept
   };
 }
 
@@ -64,15 +59,24 @@ export function unknownTool(name: string): string {
   return `[erreur] outil MCP inconnu ou serveur non connecté: ${name}`;
 }
 
+/** notConnected is P10.1's failure of an attempt without a connected session. */
+export function notConnected(server: string): string {
+  return `serveur ${server} non connecté`;
+}
+
 /** mcpError is P10's output of a failed call. */
 export function mcpError(text: string): string {
   return `[erreur MCP] ${text}`;
 }
 
-/** promptLine is P14: the servers with at least one announced tool, sorted. */
+/**
+ * promptLine is P14's text: "<name> (<count>)" for each server with at
+ * least one tool, the formatted strings sorted (UTF-8 bytes), joined by ", ".
+ */
 export function promptLine(counts: [string, number][]): string {
   const parts = counts.filter(([, n]) => n > 0).map(([name, n]) => `${name} (${n})`);
   if (parts.length === 0) return "";
+  parts.sort(compareUTF8);
   return `\n\nMCP servers connected (their tools are prefixed mcp__<server>__<tool>): ${parts.join(", ")}.`;
 }
 
@@ -129,14 +133,17 @@ export function callOutput(result: Record<string, unknown>, contextWindow: numbe
 const LABEL_KEYS = ["path", "file", "query", "command", "url", "name"];
 const LABEL_MAX = 120;
 
-/** label is P15: the first telling argument, or the arguments' JSON cut at 120 runes. */
+/**
+ * label is P15: the first argument of LABEL_KEYS that is a non-empty
+ * string, as sent (white space included), or the arguments' JSON cut at
+ * 120 runes.
+ */
 export function label(args: Record<string, unknown> | null | undefined): string {
-  if (!args) return "";
+  if (!args || Object.keys(args).length === 0) return "";
   for (const k of LABEL_KEYS) {
     const v = Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined;
-    if (typeof v === "string" && !isBlank(v)) return v;
+    if (typeof v === "string" && v !== "") return v;
   }
-  if (Object.keys(args).length === 0) return "";
   const { text, cut } = cutRunes(marshal(args), LABEL_MAX);
   return cut ? text + "…" : text;
 }

@@ -9,7 +9,7 @@ import { Refused, SaveRequest, Service } from "./service.js";
 
 const MAX_BODY = 1 << 20; // 1 MiB (docs/contract.md)
 
-/** BadRequest is a body that does not fit the route: "JSON invalide: …". */
+/** BadRequest is a body that does not fit the route (H1.1): "JSON invalide: …". */
 class BadRequest extends Error {}
 
 type Body = Record<string, unknown>;

@@ -54,7 +54,7 @@ export class GroupStdioTransport implements Transport {
   private closed = false; // the SDK was told (stdout and the process ended)
   private readonly exit: Promise<void>; // the process ended
   private markExited!: () => void;
-  /** Set once the session is published: close is then graceful (P2). */
+  /** Set once initialize succeeded: close is then graceful (P2.2). */
   graceful = false;
 
   constructor(
@@ -160,8 +160,8 @@ export class GroupStdioTransport implements Transport {
   /**
    * close is P2's close of a connected server: its stdin is closed, it gets
    * the (scaled) grace period to exit, then its process group is ended. A
-   * server not published yet (a failed or cancelled attempt) is ended at
-   * once.
+   * server whose initialize has not succeeded (a failed or cancelled
+   * attempt) is ended at once (P2.3).
    */
   async close(): Promise<void> {
     if (!this.child) {

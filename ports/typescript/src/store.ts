@@ -7,7 +7,8 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
-import { Config, parseConfig, serializeConfig } from "./config.js";
+import { Config, serializeConfig } from "./config.js";
+import { decodeConfig } from "./stored.js";
 
 export const STORE_FILE = "mcp.json";
 
@@ -28,11 +29,18 @@ export class Store {
     }
   }
 
-  /** read parses the stored configuration (empty when nothing is stored). */
+  /**
+   * read is the stored configuration as C8.4 reads it: what decodes; no
+   * servers when nothing is stored or the file cannot be read.
+   */
   read(): Config {
-    const text = this.raw();
-    if (text === undefined || text.trim() === "") return new Map();
-    return parseConfig(text);
+    let text: string | undefined;
+    try {
+      text = this.raw();
+    } catch {
+      text = undefined; // unreadable: no servers (C8.5)
+    }
+    return text === undefined ? new Map() : decodeConfig(text);
   }
 
   /** write replaces the stored configuration (C8 form). */

@@ -26,7 +26,7 @@ export class Deadlines {
     return this.ms(launcher ? 180 : 20);
   }
 
-  /** P10: the call and its retry together. */
+  /** P10.2: each call attempt. */
   call(): number {
     return this.ms(120);
   }

@@ -11,8 +11,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
+import { attemptCall } from "./calls.js";
 import { emptyServer } from "./config.js";
-import { Pool, callTool } from "./pool.js";
+import { Pool } from "./pool.js";
 import { callOutput } from "./rules.js";
 import { Deadlines } from "./time.js";
 
@@ -74,8 +75,9 @@ export async function warmUp(limitMs = 3_000): Promise<void> {
     const { port } = server.address() as AddressInfo;
     const pool = new Pool(new Deadlines(1));
     const run = (async () => {
-      const s = await pool.session("warm-up", { ...emptyServer(), url: `http://127.0.0.1:${port}/mcp` });
-      callOutput(await callTool(s, "t", {}, new AbortController().signal, limitMs), 0);
+      await pool.attempt(SESSION, { ...emptyServer(), url: `http://127.0.0.1:${port}/mcp` });
+      const t = await attemptCall(pool, { server: SESSION, tool: "t" }, {});
+      if ("result" in t) callOutput(t.result, 0);
       await pool.close();
     })();
     await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)))]);
