@@ -70,12 +70,11 @@ func (e *buildError) Error() string { return "cargo build: " + e.err.Error() + "
 func TestRustPortPasses(t *testing.T) {
 	prepareRust(t)
 	bin := harness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := bounded(t, 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "check", "--target-file", filepath.Join(rust, "target.yaml"))
-	out, err := cmd.CombinedOutput()
+	out, err := command(ctx, bin, "check", "--target-file", filepath.Join(rust, "target.yaml")).CombinedOutput()
 	if err != nil {
-		t.Fatalf("check against the Rust port: %v\n%s", err, out)
+		t.Fatalf("check against the Rust port: %s\n%s", ended(ctx, err), out)
 	}
 	t.Logf("%s", out)
 }
@@ -87,11 +86,14 @@ func TestRustPortPasses(t *testing.T) {
 func TestRustPortMutants(t *testing.T) {
 	prepareRust(t)
 	bin := harness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := bounded(t, 15*time.Minute)
 	defer cancel()
 	report := filepath.Join(t.TempDir(), "mutants.json")
-	cmd := exec.CommandContext(ctx, bin, "mutate", "--target-file", filepath.Join(rust, "target.yaml"), "--json", report)
-	out, _ := cmd.CombinedOutput() // exit 1 with the known survivors
+	// Exit 1 with the known survivors: the report decides.
+	out, err := command(ctx, bin, "mutate", "--target-file", filepath.Join(rust, "target.yaml"), "--json", report).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("mutate --target-file: %s\n%s", ended(ctx, err), out)
+	}
 	known := knownSurvivors(t)
 	var rep struct {
 		Summary struct{ Total, Killed int }
