@@ -173,9 +173,10 @@ func TestTypeScriptPortMutants(t *testing.T) {
 	t.Logf("%d TypeScript mutants, all killed by check\n%s", rep.Summary.Total, out)
 }
 
-// BenchmarkCheck times the whole check against the reference and against
-// each port, side by side in one run (docs/ports.md); a port whose
-// toolchain or build is missing is skipped with the reason:
+// BenchmarkCheck times the whole check against the reference (in the
+// harness's process, and as a process of its own) and against each port,
+// side by side in one run (docs/ports.md); a port whose toolchain or build
+// is missing is skipped with the reason:
 //
 //	go test -run XXX -bench BenchmarkCheck -benchtime=3x -count=3 ./ports
 func BenchmarkCheck(b *testing.B) {
@@ -184,6 +185,9 @@ func BenchmarkCheck(b *testing.B) {
 		need              func(testing.TB) string
 	}{
 		{"ref", "--target", "ref", harness},
+		// The reference as a process of its own: what any port pays for
+		// running apart from the harness (a start per scenario, HTTP).
+		{"ref-process", "--target", "cmd:" + filepath.Join(binDir, "mcpparity") + " serve-ref --addr {addr} --state {state} --workspace {workspace}", harness},
 		{"typescript", "--target-file", filepath.Join(typescript, "target.yaml"), func(tb testing.TB) string {
 			needNode(tb)
 			return prepare(tb)
