@@ -151,7 +151,7 @@ pub fn cap(s: String, context_window: i64) -> String {
     let cap = if mutant::on("RS-P12.2-fixed-cap") {
         12000
     } else if mutant::on("RS-P12.2-min-cap") {
-        context_window.min(12000).max(0) as usize
+        context_window.clamp(0, 12000) as usize
     } else {
         context_window.max(12000) as usize
     };

@@ -73,7 +73,7 @@ fn decode(bytes: &[u8]) -> Result<Map<String, Value>, String> {
 
 /// The last field matching `name` as Go matches it; `null` is absent.
 pub fn field<'a>(m: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    m.iter().filter(|(k, _)| fold_eq(k, name)).map(|(_, v)| v).last().filter(|v| !v.is_null())
+    m.iter().rev().find(|(k, _)| fold_eq(k, name)).map(|(_, v)| v).filter(|v| !v.is_null())
 }
 
 pub fn string(m: &Map<String, Value>, name: &str) -> Result<String, String> {

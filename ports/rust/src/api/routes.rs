@@ -144,7 +144,8 @@ async fn tool(pool: &Arc<Pool>, b: &Map<String, Value>) -> Result<Answer, String
     } else {
         s.disabled_tools.retain(|t| *t != tool);
     }
-    if !on && !(tool.is_empty() && mutant::on("RS-C6.3-empty-refused")) {
+    let refused = tool.is_empty() && mutant::on("RS-C6.3-empty-refused");
+    if !on && !refused {
         if mutant::on("RS-C6.2-prepended") {
             s.disabled_tools.insert(0, tool);
         } else {

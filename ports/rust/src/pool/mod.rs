@@ -131,7 +131,7 @@ impl Pool {
         if mutant::on("RS-P1.2-published-late") {
             st.slots.entry(name.clone()).or_insert(slot.clone());
         }
-        let current = st.slots.get(&name).is_some_and(|s| Arc::ptr_eq(s, &slot));
+        let current = st.slots.get(&name).is_some_and(|s| Arc::ptr_eq(s, slot));
         if current {
             if let Outcome::Connected(r) = &outcome {
                 if r.list_error.is_none() {
