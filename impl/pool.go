@@ -31,7 +31,8 @@ type Options struct {
 	HTTPTransport http.RoundTripper
 	// Workspace resolves {workspace} in catalog entries (P17).
 	Workspace string
-	// LookPath finds a runtime launcher (P17); nil means exec.LookPath.
+	// LookPath finds a command on the service's PATH: a stdio server's
+	// (P6) and a runtime launcher (P17); nil means exec.LookPath.
 	LookPath func(string) (string, error)
 	// OnEvent, if set, is told of connection events ("connect-start <name>",
 	// "connect-done <name>"), for tests that check ordering.

@@ -60,6 +60,9 @@ func (s *Store) Load() map[string]MCPServerConfig {
 		return out
 	}
 	_ = json.Unmarshal(raw, &out) // C8: what decoded is kept, the rest ignored
+	if out == nil {
+		out = map[string]MCPServerConfig{} // a stored null
+	}
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,7 @@ import (
 // newTransport builds the go-sdk transport of a configured server (P6).
 func (p *Pool) newTransport(cfg MCPServerConfig) mcp.Transport {
 	if cfg.Transport() == TransportStdio {
-		cmd := exec.Command(cfg.Command, cfg.Args...)
+		cmd := p.command(cfg)
 		cmd.Env = serverEnv(p.opts.BaseEnv, cfg.Env)
 		cmd.Stderr = p.opts.ServerStderr
 		return &groupTransport{cmd: cmd, grace: scale(stdinGrace, p.opts.TimeScale)}
@@ -30,6 +31,20 @@ func (p *Pool) newTransport(cfg MCPServerConfig) mcp.Transport {
 		Endpoint:   cfg.URL,
 		HTTPClient: &http.Client{Transport: headerTransport{headers: cfg.Headers, base: p.opts.HTTPTransport}},
 	}
+}
+
+// command is the stdio server's command (P6: no shell). A bare name is
+// found on the service's PATH: Options.LookPath's when set (a service in
+// this process has an environment of its own), else this process's.
+func (p *Pool) command(cfg MCPServerConfig) *exec.Cmd {
+	if p.opts.LookPath == nil || filepath.Base(cfg.Command) != cfg.Command {
+		return exec.Command(cfg.Command, cfg.Args...)
+	}
+	path, err := p.opts.LookPath(cfg.Command)
+	cmd := exec.Command(path, cfg.Args...)
+	cmd.Args[0] = cfg.Command
+	cmd.Err = err // P6.3: exec: "<command>": executable file not found in $PATH
+	return cmd
 }
 
 // serverEnv implements P6 for stdio: the service environment plus the

@@ -56,8 +56,10 @@ type ruleFile struct {
 // Rules lists every rule id of docs/rules.md, in order.
 func Rules() []string { return suite.PoolRules() }
 
-// ValidRule reports whether id is one of Rules.
-func ValidRule(id string) bool { return suite.IsPoolRule(id) }
+// ValidRule reports whether id is a rule of the specification: one of
+// Rules, or a rule of the JSON forms, time, shutdown or the contract (J1,
+// T1, S1, H1…H4), which a catalogue may also break.
+func ValidRule(id string) bool { return suite.IsSpecRule(id) }
 
 // ruleRank orders rule ids C1…C8 then P1…P17; unknown ids go last, by name.
 func ruleRank(id string) int {

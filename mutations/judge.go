@@ -153,12 +153,14 @@ func runOnly(scenario string) []string {
 
 // checkOnce runs check once with extra arguments; coverDir, when set,
 // receives coverage counters (a build with -cover); watch, when set, is
-// given the output as it grows and stops the run when it returns true.
-func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, harness, id, coverDir string, extra []string, watch func(string) bool) (execResult, suiteOutcome) {
+// given the output as it grows and stops the run when it returns true;
+// env is added to check's environment (after MutantEnv: a later value of
+// the same variable wins).
+func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, harness, id, coverDir string, extra []string, watch func(string) bool, env ...string) (execResult, suiteOutcome) {
 	report := filepath.Join(scratch, "check.json")
 	_ = os.Remove(report)
 	args := append(append(append([]string{harness}, r.cfg.CheckArgs...), "--json", report), extra...)
-	env := []string{MutantEnv + "=" + id, "TMPDIR=" + scratch}
+	env = append([]string{MutantEnv + "=" + id, "TMPDIR=" + scratch}, env...)
 	if coverDir != "" {
 		env = append(env, "GOCOVERDIR="+coverDir)
 	}

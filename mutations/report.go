@@ -22,6 +22,7 @@ const (
 	BuildSchemata = "schemata" // hosted by the one build of all mutants
 	BuildOwn      = "own"      // built alone (BuildNote says why)
 	BuildCopy     = "copy"     // a target of its own: a copy of its folder, built
+	// BuildSwitch (switch.go): a target of its own, its mutants compiled in.
 )
 
 // Seconds is a duration in seconds, rounded to the millisecond in JSON.
@@ -341,6 +342,9 @@ func (r *Report) writeSummaries(w io.Writer) {
 	line := fmt.Sprintf("builds: %d in the schemata, %d own", len(r.Results)-own, own)
 	if r.Mode == ModeTarget {
 		line = fmt.Sprintf("builds: %d copies of the target", len(r.Results))
+		if len(r.Results) > 0 && r.Results[0].Build == BuildSwitch {
+			line = "builds: none, the target's own build (mutants compiled in, selected by its switch)"
+		}
 	}
 	if len(base) > 0 {
 		line += "; baseline " + strings.Join(base, ", ")

@@ -50,11 +50,14 @@ const buildTimeout = 5 * time.Minute
 // the target file's folder, builds the copy and runs check with the
 // copy's target file: a mutant is killed when check exits 1 naming a
 // difference. An unmutated copy is built and checked first (it must pass).
+// A target whose mutants are compiled in (a switch) is neither copied nor
+// built: check runs its own target file with the switch naming the mutant
+// (empty for the baseline), and its equivalent mutants are said, not run.
 // The mutants run and are confirmed as rule mutants are (scheduler.go): a
 // kill seen only under load does not count.
 func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	start := time.Now()
-	tf, ms, err := loadTargetMutants(&cfg)
+	tf, ms, sw, err := loadTargetMutants(&cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +78,12 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	}
 	t := &targetRun{reporter: reporter{r: r, n: len(ms), rep: &Report{Version: ReportVersion, Mode: ModeTarget,
 		Selected: len(ms), Workers: r.cfg.Workers, Started: start.UTC().Truncate(time.Second)}},
-		cfg: cfg, tf: tf, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios)}
+		cfg: cfg, tf: tf, sw: sw, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios)}
+	if sw != nil {
+		for _, m := range sw.Equivalent {
+			r.say("equivalent, not run: %s: %s", m.ID, m.Why)
+		}
+	}
 	if err := t.baseline(ctx); err != nil {
 		if ctx.Err() != nil {
 			return t.report(ctx, start)
@@ -89,35 +97,46 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	return t.report(ctx, start)
 }
 
-// loadTargetMutants reads the target file and its catalogue, keeps the
-// mutants of cfg.IDs and resolves them; it fills cfg.Dir.
-func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, error) {
+// loadTargetMutants reads the target file and its catalogue (a switch
+// catalogue when the target names a switch), keeps the mutants of cfg.IDs
+// and resolves them; it fills cfg.Dir.
+func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, *SwitchCatalogue, error) {
 	tf, err := suite.LoadTargetFile(cfg.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if tf.Mutants == nil {
-		return nil, nil, fmt.Errorf("target file %s has no mutants section (docs/targets.md)", cfg.File)
+		return nil, nil, nil, fmt.Errorf("target file %s has no mutants section (docs/targets.md)", cfg.File)
 	}
-	ms, err := LoadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
+	var ms []Mutant
+	var sw *SwitchCatalogue
+	if tf.Mutants.Switch != "" {
+		if sw, err = LoadSwitchCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue); err == nil {
+			ms = sw.Mutants
+		}
+	} else {
+		ms, err = LoadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(cfg.IDs) > 0 {
 		if ms, err = Select(ms, cfg.IDs); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	if err := Resolve(tf.Dir, ms); err != nil {
-		return nil, nil, err
+	if sw == nil {
+		if err := Resolve(tf.Dir, ms); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	Number(ms)
 	if cfg.Dir == "" {
 		if cfg.Dir, err = os.Getwd(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return tf, ms, nil
+	return tf, ms, sw, nil
 }
 
 // targetRun is one run of a target's mutants.
@@ -125,6 +144,7 @@ type targetRun struct {
 	reporter
 	cfg  TargetConfig
 	tf   *suite.TargetFile
+	sw   *SwitchCatalogue // the compiled-in mutants (nil: copies)
 	tmp  string
 	file string // the target file's name in its folder
 	// byRule names, for each rule, the scenarios whose steps test it.
@@ -149,7 +169,7 @@ func (t *targetRun) baseline(ctx context.Context) error {
 	}
 	t.base.file = copyFile
 	start := time.Now()
-	x, o := t.r.checkOnce(ctx, baselineBound, dir, t.cfg.Harness, "", "", []string{"--target-file", copyFile}, nil)
+	x, o := t.r.checkOnce(ctx, baselineBound, dir, t.cfg.Harness, "", "", []string{"--target-file", copyFile}, nil, t.switchEnv("")...)
 	check := time.Since(start)
 	if x.cancelled {
 		return ctx.Err()
@@ -167,7 +187,11 @@ func (t *targetRun) baseline(ctx context.Context) error {
 func (t *targetRun) trials(ms []Mutant) []trial {
 	ts := make([]trial, len(ms))
 	for i, m := range ms {
-		ts[i] = &targetTrial{t: t, m: m, res: Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}}
+		res := Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}
+		if t.sw != nil {
+			res.Build, res.Note = BuildSwitch, t.sw.Notes[m.ID]
+		}
+		ts[i] = &targetTrial{t: t, m: m, res: res}
 	}
 	return ts
 }
@@ -207,11 +231,29 @@ func (x *targetTrial) run(ctx context.Context, _ int) bool {
 		return true
 	}
 	passes := [][]string{nil}
-	if sc := x.t.byRule[x.m.Rule]; len(sc) > 0 {
+	if sc := x.t.byRule[x.t.ruleOf(x.m)]; len(sc) > 0 {
 		passes = [][]string{sc, nil}
 	}
 	_, ok := x.t.judge(ctx, x.c, &x.res, passes...)
 	return ok
+}
+
+// ruleOf is the clause or rule whose scenarios judge m first: a compiled-in
+// mutant's clause when the catalogue names one, else its rule.
+func (t *targetRun) ruleOf(m Mutant) string {
+	if t.sw != nil && t.sw.Clauses[m.ID] != "" {
+		return t.sw.Clauses[m.ID]
+	}
+	return m.Rule
+}
+
+// switchEnv is the environment that selects mutant id (none: "") in a
+// target whose mutants are compiled in; nil for a target of copies.
+func (t *targetRun) switchEnv(id string) []string {
+	if t.sw == nil {
+		return nil
+	}
+	return []string{t.tf.Mutants.Switch + "=" + id}
 }
 
 // confirm judges the copy again: the killing scenario alone, then, if it
@@ -277,7 +319,7 @@ func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes 
 			extra = append(extra, "--run", "^("+strings.Join(quoted, "|")+")$")
 		}
 		var x execResult
-		x, o = t.r.checkOnce(ctx, t.timeout, c.dir, t.cfg.Harness, "", "", extra, nil)
+		x, o = t.r.checkOnce(ctx, t.timeout, c.dir, t.cfg.Harness, "", "", extra, nil, t.switchEnv(res.ID)...)
 		if x.cancelled {
 			return o, false
 		}
@@ -297,8 +339,13 @@ func (e *notViable) Error() string { return e.msg }
 
 // copyTarget copies the target file's folder into dir/target (the Link
 // entries linked, not copied), applies m (when set) and runs the build
-// there; it returns the copy's target file and the build's time.
+// there; it returns the copy's target file and the build's time. A target
+// whose mutants are compiled in is not copied: its own file is returned.
 func (t *targetRun) copyTarget(ctx context.Context, dir string, m *Mutant) (string, time.Duration, error) {
+	if t.sw != nil {
+		// Compiled in: the target's own file, as it is; dir is scratch.
+		return filepath.Join(t.tf.Dir, t.file), 0, nil
+	}
 	dst := filepath.Join(dir, "target")
 	if err := copyTree(t.tf.Dir, dst, t.tf.Mutants.Link); err != nil {
 		return "", 0, err

@@ -1,6 +1,6 @@
-// Package ports holds the tests that judge the ports of the pool (the
-// TypeScript one: ports/typescript) the way their users do: by
-// mcpparity check against their target file, and by their own mutants.
+// Package ports holds the tests that judge the ports of the pool
+// (ports/typescript, ports/rust) the way their users do: by mcpparity
+// check against their target file, and by their own mutants.
 package ports
 
 import (
@@ -34,16 +34,18 @@ func needNode(t testing.TB) {
 }
 
 var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
+	buildOnce   sync.Once
+	buildErr    error
+	harnessOnce sync.Once
+	builtBin    string
+	harnessErr  error
 )
 
-// prepare builds, once per test binary, the port (npm ci when its
-// node_modules is missing, then the bundle of src/, so that dist/ is never
-// stale; the type check is the build script's, which .ci/run runs) and the
-// mcpparity binary. It returns the binary. Bounded: the npm registry may be
-// slow.
+// prepare builds, once per test binary, the TypeScript port (npm ci when
+// its node_modules is missing, then the bundle of src/, so that dist/ is
+// never stale; the type check is the build script's, which .ci/run runs)
+// and the mcpparity binary. It returns the binary. Bounded: the npm
+// registry may be slow.
 func prepare(tb testing.TB) string {
 	tb.Helper()
 	buildOnce.Do(func() {
@@ -62,15 +64,28 @@ func prepare(tb testing.TB) string {
 				return
 			}
 		}
+	})
+	if buildErr != nil {
+		tb.Fatal(buildErr)
+	}
+	return harness(tb)
+}
+
+// harness builds, once per test binary, the mcpparity binary and returns it.
+func harness(tb testing.TB) string {
+	tb.Helper()
+	harnessOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
 		builtBin = filepath.Join(binDir, "mcpparity")
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", builtBin, "../cmd/mcpparity")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			harnessErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if buildErr != nil {
-		tb.Fatal(buildErr)
+	if harnessErr != nil {
+		tb.Fatal(harnessErr)
 	}
 	return builtBin
 }
@@ -158,18 +173,32 @@ func TestTypeScriptPortMutants(t *testing.T) {
 	t.Logf("%d TypeScript mutants, all killed by check\n%s", rep.Summary.Total, out)
 }
 
-// BenchmarkCheck times the whole check against the reference and against
-// the TypeScript port, side by side in one run (docs/ports.md):
+// BenchmarkCheck times the whole check against the reference (in the
+// harness's process, and as a process of its own) and against each port,
+// side by side in one run (docs/ports.md); a port whose toolchain or build
+// is missing is skipped with the reason:
 //
 //	go test -run XXX -bench BenchmarkCheck -benchtime=3x -count=3 ./ports
 func BenchmarkCheck(b *testing.B) {
-	needNode(b)
-	bin := prepare(b)
-	for _, tc := range []struct{ name, flag, value string }{
-		{"ref", "--target", "ref"},
-		{"typescript", "--target-file", filepath.Join(typescript, "target.yaml")},
+	for _, tc := range []struct {
+		name, flag, value string
+		need              func(testing.TB) string
+	}{
+		{"ref", "--target", "ref", harness},
+		// The reference as a process of its own: what any port pays for
+		// running apart from the harness (a start per scenario, HTTP).
+		{"ref-process", "--target", "cmd:" + filepath.Join(binDir, "mcpparity") + " serve-ref --addr {addr} --state {state} --workspace {workspace}", harness},
+		{"typescript", "--target-file", filepath.Join(typescript, "target.yaml"), func(tb testing.TB) string {
+			needNode(tb)
+			return prepare(tb)
+		}},
+		{"rust", "--target-file", filepath.Join(rust, "target.yaml"), func(tb testing.TB) string {
+			prepareRust(tb)
+			return harness(tb)
+		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
+			bin := tc.need(b)
 			for b.Loop() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 				out, err := exec.CommandContext(ctx, bin, "check", tc.flag, tc.value).CombinedOutput()

@@ -33,6 +33,10 @@ const (
 	// for Delay, deaf to SIGTERM, as a launcher's grandchild may: only the
 	// end of its process group stops it (linger:DURATION).
 	FaultLinger FaultKind = "linger"
+	// FaultSlowExit, stdio only: once its input ends, the server takes
+	// Delay to write its report and exit (slow-exit:DURATION): a client
+	// that ends it before its grace has passed (P2.2) leaves no report.
+	FaultSlowExit FaultKind = "slow-exit"
 )
 
 // FaultHold holds the selected requests (hold:SELECTOR:DIR; SELECTOR as
@@ -103,14 +107,14 @@ func ParseFault(s string) (Fault, error) {
 			return Fault{}, fmt.Errorf("fault %q: %v", s, err)
 		}
 		f.Dir = dir
-	case FaultLinger:
+	case FaultLinger, FaultSlowExit:
 		d, err := time.ParseDuration(rest)
 		if err != nil || d <= 0 || d > maxLinger {
-			return Fault{}, fmt.Errorf("fault %q: want linger:DURATION, at most %v", s, maxLinger)
+			return Fault{}, fmt.Errorf("fault %q: want %s:DURATION, at most %v", s, kind, maxLinger)
 		}
 		f.Delay = d
 	default:
-		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier or linger)", s, kind)
+		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier, linger or slow-exit)", s, kind)
 	}
 	return f, nil
 }
@@ -155,8 +159,8 @@ func (f Fault) String() string {
 		return "barrier:" + strconv.Itoa(f.N) + ":" + f.Dir
 	case FaultHold:
 		return "hold:" + sel + ":" + f.Dir
-	case FaultLinger:
-		return "linger:" + f.Delay.String()
+	case FaultLinger, FaultSlowExit:
+		return string(f.Kind) + ":" + f.Delay.String()
 	}
 	if f.Kind == FaultDelay {
 		if sel == "" {
@@ -169,7 +173,7 @@ func (f Fault) String() string {
 
 func (f Fault) validate() error {
 	switch f.Kind {
-	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultHold:
+	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultSlowExit, FaultHold:
 	default:
 		return fmt.Errorf("fault %q: unknown kind", f.Kind)
 	}
@@ -214,7 +218,7 @@ func (fs *faults) onRequest(method string) (Fault, held) {
 	defer fs.mu.Unlock()
 	var hit Fault
 	for i, f := range fs.list {
-		if f.Kind == FaultBarrier || f.Kind == FaultLinger || f.Method != "" && f.Method != method {
+		if f.Kind == FaultBarrier || f.Kind == FaultLinger || f.Kind == FaultSlowExit || f.Method != "" && f.Method != method {
 			continue
 		}
 		fs.seen[i]++

@@ -157,3 +157,35 @@ func TestStdioHeldEndsWithInput(t *testing.T) {
 		t.Fatal("the replay waited for its delay after its input ended")
 	}
 }
+
+// A slow-exit stdio replay writes its report only once its delay has
+// passed after the end of its input; killed sooner, it leaves none.
+func TestSlowExitReportsLate(t *testing.T) {
+	if _, err := New(load(t, "sse.json"), Options{Faults: []Fault{{Kind: FaultSlowExit, Delay: time.Second}}}); err == nil {
+		t.Fatal("an HTTP replay takes a slow-exit fault")
+	}
+	for _, kill := range []bool{false, true} {
+		reports := t.TempDir()
+		cmd := replayCmd(t, "--stdio", "--fixture", "testdata/stdio.json", "--fault", "slow-exit:20s", "--report-dir", reports)
+		if !kill {
+			cmd = replayCmd(t, "--stdio", "--fixture", "testdata/stdio.json", "--fault", "slow-exit:10ms", "--report-dir", reports)
+		}
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		report := filepath.Join(reports, strconv.Itoa(cmd.Process.Pid)+".json")
+		waitFor(t, "the pid file", func() bool { _, err := os.Stat(strings.TrimSuffix(report, ".json") + ".pid"); return err == nil })
+		stdin.Close()
+		if kill {
+			_ = cmd.Process.Kill()
+		}
+		_ = cmd.Wait()
+		if _, err := os.Stat(report); (err == nil) == kill {
+			t.Fatalf("killed %v: report written: %v", kill, err == nil)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func New(fx *fixtures.Fixture, opts Options) (*Replay, error) {
 		return nil, fmt.Errorf("fixture %s: transport %q, want %q", name, fx.Manifest.Transport, fixtures.TransportHTTP)
 	}
 	for _, f := range opts.Faults {
-		if f.Kind == FaultLinger {
+		if f.Kind == FaultLinger || f.Kind == FaultSlowExit {
 			return nil, fmt.Errorf("fault %s: stdio only", f)
 		}
 	}

@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	if err != nil {
 		return nil, &SetupError{err}
 	}
-	linger := lingerOf(opts.Faults)
+	linger := delayOf(opts.Faults, FaultLinger)
 	if linger > 0 {
 		// Deaf to SIGTERM from the start, as a launcher's grandchild may be:
 		// only the end of its process group (SIGKILL) stops it.
@@ -114,6 +114,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	if err != nil {
 		return nil, err
 	}
+	if slow := delayOf(opts.Faults, FaultSlowExit); slow > 0 {
+		sleep(ctx, slow) // its input ended: a client ends it before its report or lets it exit
+	}
 	if err := writeReport(cfg, out.Report, stderr); err != nil {
 		return nil, err
 	}
@@ -123,15 +126,15 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	return out, warn
 }
 
-// lingerOf returns the delay of the linger fault among faults, or 0.
-func lingerOf(faults []Fault) time.Duration {
-	var linger time.Duration
+// delayOf returns the delay of the last fault of kind among faults, or 0.
+func delayOf(faults []Fault, kind FaultKind) time.Duration {
+	var d time.Duration
 	for _, f := range faults {
-		if f.Kind == FaultLinger {
-			linger = f.Delay
+		if f.Kind == kind {
+			d = f.Delay
 		}
 	}
-	return linger
+	return d
 }
 
 // startReportDir writes DIR/<pid>.recv as requests arrive (the harness

@@ -21,6 +21,22 @@ var clauses = docs.Clauses()
 
 func validClause(id string) bool { return slices.Contains(clauses, id) }
 
+// SpecRules lists every rule of the specification that has clauses, in
+// the order of docs/rules.md then docs/contract.md: C1…C8, P1…P17, J1, T1,
+// S1, H1…H4.
+func SpecRules() []string {
+	var out []string
+	for _, c := range clauses {
+		if r := docs.Rule(c); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// IsSpecRule reports whether id is one of SpecRules.
+func IsSpecRule(id string) bool { return slices.Contains(SpecRules(), id) }
+
 // PoolRules lists the rules of docs/rules.md in order: C1…C8, P1…P17.
 func PoolRules() []string {
 	var out []string

@@ -1,13 +1,16 @@
 package suite
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -87,6 +90,12 @@ func (r *stepRunner) request(ctx context.Context, method, path string, body []by
 	if err != nil {
 		return answer{failure: fmt.Sprintf("%s %s: no answer: %s", method, path, noAnswer(err, timeout))}
 	}
+	return readAnswer(resp, method, path, headers, timeout)
+}
+
+// readAnswer observes a response: its status, the named headers, its body
+// as JSON (or as the text it is).
+func readAnswer(resp *http.Response, method, path string, headers []string, timeout time.Duration) answer {
 	defer resp.Body.Close()
 	a := answer{status: resp.StatusCode}
 	for _, h := range headers {
@@ -118,4 +127,50 @@ func noAnswer(err error, timeout time.Duration) string {
 		return "none within " + timeout.String()
 	}
 	return err.Error()
+}
+
+// shortBodyExtra is how many bytes a short body's Content-Length promises
+// beyond what is sent.
+const shortBodyExtra = 16
+
+// shortRequest sends a request whose body ends before its Content-Length
+// (the client then closes its side, as a client that died mid-body), and
+// observes the answer that should still come (H1.6).
+func (r *stepRunner) shortRequest(ctx context.Context, method, path string, body []byte) answer {
+	timeout := r.cfg.RequestTimeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	fail := func(err error) answer {
+		return answer{failure: fmt.Sprintf("%s %s: no answer to a short body: %s", method, path, noAnswer(err, timeout))}
+	}
+	u, err := url.Parse(r.inst.URL())
+	if err != nil {
+		return fail(err)
+	}
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", u.Host)
+	if err != nil {
+		return fail(err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	head := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
+		method, path, u.Host, len(body)+shortBodyExtra)
+	if _, err := conn.Write(append([]byte(head), body...)); err != nil {
+		return fail(err)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return fail(err)
+	}
+	return readAnswer(resp, method, path, nil, timeout)
 }

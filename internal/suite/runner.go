@@ -200,7 +200,12 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		if err != nil {
 			return o, fmt.Errorf("step %s: body: %w", st.Name, err)
 		}
-		ans := r.request(ctx, st.Method, st.Path, body, st.Headers)
+		var ans answer
+		if st.ShortBody {
+			ans = r.shortRequest(ctx, st.Method, st.Path, body)
+		} else {
+			ans = r.request(ctx, st.Method, st.Path, body, st.Headers)
+		}
 		o.Status, o.Headers, o.Body = ans.status, ans.headers, ans.body
 		if ans.failure != "" {
 			o.Failures = append(o.Failures, ans.failure)

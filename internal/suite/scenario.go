@@ -93,6 +93,10 @@ type Step struct {
 	// PadTo pads Body (an object) with a string field "pad" to exactly
 	// this many bytes (a body over the contract's limit).
 	PadTo int `json:"padTo,omitempty"`
+	// ShortBody sends the body with a Content-Length that promises more,
+	// then closes the client's side: a body that cannot be read to its
+	// end (H1.6).
+	ShortBody bool `json:"shortBody,omitempty"`
 	// Headers names answer headers to observe (e.g. "Allow").
 	Headers []string `json:"headers,omitempty"`
 	// Store observes the target's store after the step's request (or alone).
@@ -190,8 +194,8 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 	if st.Method == "" && !st.Store && !st.Replays && !st.Changes && len(st.Processes) == 0 && len(st.Parallel) == 0 && len(st.Release) == 0 {
 		return fmt.Errorf("step %q does nothing", st.Name)
 	}
-	if (st.RawBody != nil || st.PadTo > 0) && st.Method == "" {
-		return fmt.Errorf("step %q: rawBody and padTo need a request", st.Name)
+	if (st.RawBody != nil || st.PadTo > 0 || st.ShortBody) && st.Method == "" {
+		return fmt.Errorf("step %q: rawBody, padTo and shortBody need a request", st.Name)
 	}
 	if st.RawBody != nil && (len(st.Body) > 0 || st.PadTo > 0) {
 		return fmt.Errorf("step %q: rawBody goes alone (no body, no padTo)", st.Name)

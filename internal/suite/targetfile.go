@@ -21,7 +21,8 @@ type TargetFile struct {
 	Deviations []Deviation `json:"deviations" yaml:"deviations"`
 	// Mutants, for `mcpparity mutate --target-file`: the target's own
 	// mutant catalogue, applied one at a time to a copy of the target
-	// file's folder, which is then built and checked.
+	// file's folder, which is then built and checked; or compiled into the
+	// target and selected by its switch variable.
 	Mutants *TargetMutants `json:"mutants" yaml:"mutants"`
 	// Dir is the target file's folder, absolute: {dir} in the target and
 	// store commands and env values.
@@ -38,6 +39,11 @@ type TargetMutants struct {
 	// Link are entries of the folder linked into the copy instead of
 	// copied (dependencies: node_modules).
 	Link []string `json:"link" yaml:"link"`
+	// Switch, instead of Build, names the environment variable that
+	// selects a mutant compiled into the target (unset or empty: none);
+	// Catalogue is then one JSON file listing them. Nothing is copied or
+	// built: the target is judged as it is, once per mutant.
+	Switch string `json:"switch" yaml:"switch"`
 }
 
 // DirPlaceholder in a target file stands for the file's own folder.
@@ -70,8 +76,8 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 		return nil, err
 	}
 	tf.setDir(dir)
-	if tf.Mutants != nil && (tf.Mutants.Catalogue == "" || tf.Mutants.Build == "") {
-		return nil, fmt.Errorf("target file %s: mutants needs catalogue and build", path)
+	if m := tf.Mutants; m != nil && (m.Catalogue == "" || (m.Build == "") == (m.Switch == "")) {
+		return nil, fmt.Errorf("target file %s: mutants needs catalogue and either build or switch", path)
 	}
 	if tf.Store != nil && (tf.Store.Seed == "" || tf.Store.Dump == "") {
 		return nil, fmt.Errorf("target file %s: store needs both seed and dump", path)

@@ -106,11 +106,17 @@ func TestLoadTargetFile(t *testing.T) {
 	if words, err := suite.SplitCommand(strings.TrimPrefix(tf.Target, "cmd:")); err != nil || words[1] != spaced+"/main.js" {
 		t.Errorf("SplitCommand(%q) = %q, %v", tf.Target, words, err)
 	}
+	// Compiled-in mutants: a switch instead of a build.
+	if tf, err := suite.LoadTargetFile(write("switch.yaml", "mutants: {catalogue: m.json, switch: MUTANT}\n")); err != nil || tf.Mutants.Switch != "MUTANT" {
+		t.Errorf("switch: %+v, %v", tf, err)
+	}
 	for name, body := range map[string]string{
 		"unknown.json":   `{"target":"ref","nope":1}`,
 		"halfstore.yaml": "store: {seed: x}\n",
 		"nodev.yaml":     "deviations: [{scenario: a}]\n",
 		"bad.json":       `{"target":`,
+		"nobuild.yaml":   "mutants: {catalogue: m}\n",
+		"both.yaml":      "mutants: {catalogue: m.json, build: b, switch: S}\n",
 	} {
 		if _, err := suite.LoadTargetFile(write(name, body)); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming the file", name, err)

@@ -19,15 +19,24 @@ func init() {
 // default matrix when it is there.
 const DefaultPortFile = "ports/typescript/target.yaml"
 
+// RustPortFile is the Rust port's target file, part of the default matrix
+// once the port is built (RustPortBinary is there: a checkout without
+// cargo has the file but no build).
+const (
+	RustPortFile   = "ports/rust/target.yaml"
+	RustPortBinary = "ports/rust/target/release/mcpparity-rust"
+)
+
 func runMatrix(ctx context.Context, c *call) int {
 	fs := c.flags("[--target T]... [--target-file F]... [--suite DIR]... [--no-builtin] [flags]", `
-The implementations are ref and `+DefaultPortFile+` (when it is there), then
-every --target and --target-file, in order; --no-defaults keeps only those.
+The implementations are ref, `+DefaultPortFile+` (when it is there) and
+`+RustPortFile+` (once built), then every --target and --target-file, in
+order; --no-defaults keeps only those.
 exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not run`)
 	var targets, files listFlag
 	fs.Var(&targets, "target", "a `target` to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
 	fs.Var(&files, "target-file", "a target `file` to add, repeatable")
-	noDefaults := fs.Bool("no-defaults", false, "leave out ref and the TypeScript port")
+	noDefaults := fs.Bool("no-defaults", false, "leave out ref and the ports")
 	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
 	sf := declareSuiteFlags(fs, true)
 	markdown := fs.String("markdown", "", "write the matrix as Markdown to this file")
@@ -80,6 +89,9 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 		impls = append(impls, matrixImpl{name: "ref", spec: "ref"})
 		if _, err := os.Stat(DefaultPortFile); err == nil {
 			impls = append(impls, matrixImpl{name: "typescript", file: DefaultPortFile})
+		}
+		if _, err := os.Stat(RustPortBinary); err == nil {
+			impls = append(impls, matrixImpl{name: "rust", file: RustPortFile})
 		}
 	}
 	for _, t := range targets {

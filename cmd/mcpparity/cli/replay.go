@@ -31,7 +31,7 @@ func runReplay(ctx context.Context, c *call) int {
 	fs.StringVar(&cfg.WhileLocked, "while-locked", "", "end as soon as no other process holds a lock on this file (the harness that started the run is gone)")
 	var faults, headers, ignores listFlag
 	fs.Var((*listFlag)(&cfg.RequireEnv), "require-env", "stdio: an environment variable the server must get, repeatable: `NAME=VALUE`")
-	fs.Var(&faults, "fault", "`fault` to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]]")
+	fs.Var(&faults, "fault", "`fault` to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]], hold:SELECTOR:DIR; stdio: linger:DURATION (alive past its input, deaf to SIGTERM), slow-exit:DURATION (exits and reports DURATION after its input ended)")
 	fs.Var(&headers, "require-header", "`header` every request must carry, repeatable: 'Name: value'")
 	fs.Var(&ignores, "ignore", "params `path` left out of matching, repeatable (replaces the defaults "+strings.Join(replay.DefaultIgnorePaths, ", ")+")")
 	if code, done := c.parse(); done {

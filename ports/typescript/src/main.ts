@@ -101,6 +101,17 @@ async function serveCommand(args: string[]): Promise<void> {
   let answer: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const waiting: [IncomingMessage, ServerResponse][] = [];
   const server = createServer((req, res) => (answer ? answer(req, res) : waiting.push([req, res])));
+  // A request the parser cannot finish (a body cut before its
+  // Content-Length) still gets the contract's JSON refusal (H1.6), not
+  // Node's bare 400.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const body = JSON.stringify({ ok: false, error: `lecture du corps: ${err.code ?? err.message}` });
+    socket.end(
+      "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n" +
+        `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

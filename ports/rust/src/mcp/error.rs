@@ -1,0 +1,31 @@
+//! The errors of a request: a JSON-RPC error answer (its message, as the
+//! go-sdk words it) or a transport failure (the Rust stack's own text).
+
+use std::fmt;
+
+#[derive(Clone, Debug)]
+pub enum McpError {
+    /// A JSON-RPC error answer: its message, without its code (P10.5).
+    Rpc(String),
+    /// A transport failure, in the words of this client's stack.
+    Transport(String),
+    /// The request's deadline passed.
+    Timeout,
+}
+
+/// tokio's text for a passed deadline.
+pub const TIMEOUT_TEXT: &str = "deadline has elapsed";
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpError::Rpc(m) | McpError::Transport(m) => f.write_str(m),
+            McpError::Timeout => f.write_str(TIMEOUT_TEXT),
+        }
+    }
+}
+
+/// P10.5: `calling "<method>": <error>`.
+pub fn calling(method: &str, e: &McpError) -> String {
+    format!("calling \"{}\": {}", method, e)
+}

@@ -1,0 +1,324 @@
+//! The Streamable HTTP transport: one POST per message (Accept naming
+//! both answer types), the answer read as JSON or as an SSE stream, the
+//! session followed through `Mcp-Session-Id`, the standalone GET stream
+//! for the server's own requests, the configured headers on every request
+//! (P6.5), a DELETE when the session ends (P2.5).
+
+use super::jsonrpc::{self, Incoming};
+use super::sse;
+use super::{server_requests, McpError};
+use crate::config::Server;
+use crate::mutant;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming as Body;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode, Uri};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+const SESSION: &str = "mcp-session-id";
+const PROTOCOL: &str = "mcp-protocol-version";
+/// The bound of a DELETE and of a server request's answer.
+const SIDE_BOUND: Duration = Duration::from_secs(5);
+
+type Connector = HttpsConnector<HttpConnector>;
+
+/// One client for every session: HTTP/1.1, plain or over TLS (rustls,
+/// Mozilla's roots), keep-alive connections pooled.
+fn client() -> &'static Client<Connector, Full<Bytes>> {
+    static C: OnceLock<Client<Connector, Full<Bytes>>> = OnceLock::new();
+    C.get_or_init(|| {
+        let mut tcp = HttpConnector::new();
+        tcp.set_nodelay(true);
+        tcp.enforce_http(false);
+        let tls = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_webpki_roots()
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(tcp);
+        Client::builder(TokioExecutor::new()).build(tls)
+    })
+}
+
+/// The text of an error and its sources.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
+
+pub struct HttpConn {
+    url: Uri,
+    configured: HeaderMap,
+    session: Mutex<Option<String>>,
+    protocol: Mutex<Option<String>>,
+    stream: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl HttpConn {
+    pub fn new(cfg: &Server) -> Result<Arc<HttpConn>, String> {
+        let url: Uri = cfg.url.parse().map_err(|e| format!("url {:?}: {}", cfg.url, e))?;
+        if !matches!(url.scheme_str(), Some("http" | "https")) {
+            return Err(format!("url {:?}: only http:// and https:// are supported", cfg.url));
+        }
+        let mut configured = HeaderMap::new();
+        for (k, v) in &cfg.headers {
+            let name = HeaderName::from_bytes(k.as_bytes()).map_err(|e| format!("header {:?}: {}", k, e))?;
+            let value = HeaderValue::from_str(v).map_err(|e| format!("header {:?}: {}", k, e))?;
+            configured.insert(name, value);
+        }
+        Ok(Arc::new(HttpConn {
+            url,
+            configured,
+            session: Mutex::new(None),
+            protocol: Mutex::new(None),
+            stream: Mutex::new(None),
+        }))
+    }
+
+    /// The headers of every request after `initialize`, then the configured
+    /// ones (which replace a header of the same name).
+    fn headers(&self, method: &Method) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        if method == Method::POST {
+            let accept = if mutant::on("RS-P6.5-accept-json-only") {
+                "application/json"
+            } else {
+                "application/json, text/event-stream"
+            };
+            h.insert(ACCEPT, HeaderValue::from_static(accept));
+            h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        } else if method == Method::GET {
+            h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        }
+        let session = self.session.lock().unwrap().clone();
+        if let Some(s) = session.filter(|_| !mutant::on("RS-P6.5-session-dropped")) {
+            if let Ok(v) = HeaderValue::from_str(&s) {
+                h.insert(SESSION, v);
+            }
+        }
+        let protocol = self.protocol.lock().unwrap().clone();
+        if let Some(p) = protocol.filter(|_| !mutant::on("RS-P6.5-no-protocol-header")) {
+            if let Ok(v) = HeaderValue::from_str(&p) {
+                h.insert(PROTOCOL, v);
+            }
+        }
+        if !mutant::on("RS-P6.5-headers-dropped") {
+            for (k, v) in &self.configured {
+                h.insert(k.clone(), v.clone());
+            }
+        }
+        h
+    }
+
+    async fn send(&self, method: Method, body: Vec<u8>) -> Result<Response<Body>, McpError> {
+        let mut req = Request::builder().method(method.clone()).uri(self.url.clone());
+        if let Some(h) = req.headers_mut() {
+            *h = self.headers(&method);
+        }
+        let req = req.body(Full::new(Bytes::from(body))).map_err(|e| McpError::Transport(e.to_string()))?;
+        client().request(req).await.map_err(|e| McpError::Transport(chain(&e)))
+    }
+
+    /// Sends a request and reads its answer, answering the server's
+    /// requests that come on its stream.
+    pub async fn request(self: &Arc<Self>, id: u64, body: Vec<u8>, first: bool) -> Result<Value, McpError> {
+        let resp = self.send(Method::POST, body).await?;
+        if first {
+            let sid = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_string);
+            *self.session.lock().unwrap() = sid;
+        }
+        let resp = refuse_failure(resp).await?;
+        let ctype = content_type(&resp);
+        if ctype.starts_with("text/event-stream") {
+            return self.read_stream(resp.into_body(), Some(id)).await;
+        }
+        let bytes = read_body(resp.into_body()).await?;
+        let v: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| McpError::Transport(format!("invalid JSON answer ({}): {}", ctype, e)))?;
+        let msgs = match v {
+            Value::Array(a) => a,
+            v => vec![v],
+        };
+        for m in msgs {
+            if let Some(Incoming::Response { id: got, outcome }) = jsonrpc::parse(m) {
+                if jsonrpc::id_is(&got, id) {
+                    return outcome;
+                }
+            }
+        }
+        Err(McpError::Transport("the JSON answer holds no response to the request".into()))
+    }
+
+    /// Sets the protocol version negotiated by `initialize`.
+    pub fn set_protocol(&self, version: &str) {
+        *self.protocol.lock().unwrap() = Some(version.to_string());
+    }
+
+    /// A notification or an answer: accepted with 202 (or 200).
+    pub async fn post_only(&self, body: Vec<u8>) -> Result<(), McpError> {
+        let resp = self.send(Method::POST, body).await?;
+        if mutant::on("RS-P5.1-notification-needs-200") && resp.status() != StatusCode::OK {
+            return Err(McpError::Transport(format!("HTTP {}", resp.status())));
+        }
+        let resp = refuse_failure(resp).await?;
+        let _ = read_body(resp.into_body()).await;
+        Ok(())
+    }
+
+    /// Reads an event stream: the response to `want` ends it; server
+    /// requests are answered as they come.
+    async fn read_stream(self: &Arc<Self>, mut body: Body, want: Option<u64>) -> Result<Value, McpError> {
+        let mut parser = sse::Parser::default();
+        loop {
+            let frame = match body.frame().await {
+                None => break,
+                Some(Ok(f)) => f,
+                Some(Err(e)) => return Err(McpError::Transport(chain(&e))),
+            };
+            let Some(data) = frame.data_ref() else { continue };
+            for ev in parser.feed(data) {
+                if let Some(v) = self.on_event(ev, want) {
+                    return v;
+                }
+                if mutant::on("RS-P6.2-first-event-only") && want.is_some() {
+                    return Err(McpError::Transport("the event stream ended before the response".into()));
+                }
+            }
+        }
+        Err(McpError::Transport("the event stream ended before the response".into()))
+    }
+
+    fn on_event(self: &Arc<Self>, ev: sse::Event, want: Option<u64>) -> Option<Result<Value, McpError>> {
+        let v: Value = serde_json::from_str(&ev.data).ok()?;
+        match jsonrpc::parse(v)? {
+            Incoming::Response { id, outcome } if want.is_some_and(|w| jsonrpc::id_is(&id, w)) => Some(outcome),
+            Incoming::Request { id, method, .. } if !server_requests::silent(&method) => {
+                let me = self.clone();
+                tokio::spawn(async move {
+                    let line = jsonrpc::answer(&id, server_requests::answer(&method));
+                    let _ = tokio::time::timeout(SIDE_BOUND, me.post_only(line)).await;
+                });
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Opens the standalone GET stream, for the server's requests outside
+    /// a call's answer; a server without one (405) is fine.
+    pub fn open_stream(self: &Arc<Self>) {
+        if mutant::on("RS-P6.2-no-get-stream") {
+            return;
+        }
+        let me = self.clone();
+        let task = tokio::spawn(async move {
+            let Ok(resp) = me.send(Method::GET, Vec::new()).await else { return };
+            if resp.status() == StatusCode::OK && content_type(&resp).starts_with("text/event-stream") {
+                let _ = me.read_stream(resp.into_body(), None).await;
+            }
+        });
+        *self.stream.lock().unwrap() = Some(task);
+    }
+
+    /// Ends the session: the GET stream stopped, then a DELETE naming the
+    /// session (P2.5).
+    pub async fn close(&self) {
+        if let Some(t) = self.stream.lock().unwrap().take() {
+            t.abort();
+        }
+        if self.session.lock().unwrap().is_none() || mutant::on("RS-P2.5-no-delete") {
+            return;
+        }
+        let _ = tokio::time::timeout(SIDE_BOUND, async {
+            if let Ok(resp) = self.send(Method::DELETE, Vec::new()).await {
+                let _ = read_body(resp.into_body()).await;
+            }
+        })
+        .await;
+    }
+}
+
+impl Drop for HttpConn {
+    fn drop(&mut self) {
+        if let Some(t) = self.stream.lock().unwrap().take() {
+            t.abort();
+        }
+    }
+}
+
+fn content_type(resp: &Response<Body>) -> String {
+    resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase()
+}
+
+async fn read_body(body: Body) -> Result<Bytes, McpError> {
+    body.collect().await.map(|c| c.to_bytes()).map_err(|e| McpError::Transport(chain(&e)))
+}
+
+/// An answer of 400 or more is a failure: its status and its text.
+async fn refuse_failure(resp: Response<Body>) -> Result<Response<Body>, McpError> {
+    let status = resp.status();
+    if status.as_u16() < 400 {
+        return Ok(resp);
+    }
+    let bytes = read_body(resp.into_body()).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    Err(McpError::Transport(format!("HTTP {}: {}", status, text.trim())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn(headers: &[(&str, &str)]) -> Arc<HttpConn> {
+        let cfg = Server {
+            url: "http://127.0.0.1:1/mcp".into(),
+            headers: headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            ..Server::default()
+        };
+        HttpConn::new(&cfg).unwrap()
+    }
+
+    #[test]
+    fn headers_of_each_method() {
+        let c = conn(&[("X-Api-Key", "k")]);
+        let post = c.headers(&Method::POST);
+        assert_eq!(post[ACCEPT], "application/json, text/event-stream");
+        assert_eq!(post[CONTENT_TYPE], "application/json");
+        assert_eq!(post["x-api-key"], "k");
+        assert!(post.get(SESSION).is_none() && post.get(PROTOCOL).is_none());
+        *c.session.lock().unwrap() = Some("s1".into());
+        c.set_protocol("2025-11-25");
+        assert_eq!(c.headers(&Method::GET)[ACCEPT], "text/event-stream");
+        let del = c.headers(&Method::DELETE);
+        assert!(del.get(ACCEPT).is_none());
+        assert_eq!(del[SESSION], "s1");
+        assert_eq!(del[PROTOCOL], "2025-11-25");
+    }
+
+    #[test]
+    fn a_configured_header_replaces_ours() {
+        let c = conn(&[("accept", "*/*")]);
+        let post = c.headers(&Method::POST);
+        assert_eq!(post.get_all(ACCEPT).iter().count(), 1);
+        assert_eq!(post[ACCEPT], "*/*");
+    }
+
+    #[test]
+    fn bad_urls() {
+        let bad = |u: &str| HttpConn::new(&Server { url: u.into(), ..Server::default() }).is_err();
+        assert!(bad("ftp://x/mcp") && bad("not a url"));
+        assert!(!bad("https://example.com/mcp"));
+    }
+}

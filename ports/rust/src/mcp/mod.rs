@@ -1,0 +1,15 @@
+//! The MCP client, written for this port: JSON-RPC 2.0 framing
+//! (`jsonrpc`), server requests (`server_requests`), the SSE parser
+//! (`sse`), the two transports (`stdio`, `http`) and the session that runs
+//! the handshake and the calls over either (`session`).
+
+pub mod error;
+pub mod http;
+pub mod jsonrpc;
+pub mod server_requests;
+pub mod session;
+pub mod sse;
+pub mod stdio;
+
+pub use error::McpError;
+pub use session::Session;
