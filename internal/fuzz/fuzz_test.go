@@ -64,12 +64,26 @@ func TestRefAgainstRef(t *testing.T) {
 	t.Logf("%d sequences, %d steps in %v", rep.Sequences, rep.Steps, rep.Elapsed)
 }
 
-// TestRefAgainstTypeScript: the TypeScript port (ports/typescript, built)
-// differs from the reference nowhere on a fixed set of sequences; each
-// divergence is printed as the scenario it shrank to.
-func TestRefAgainstTypeScript(t *testing.T) {
-	file := filepath.Join("..", "..", "ports", "typescript", "target.yaml")
-	needPort(t, filepath.Join(filepath.Dir(file), "dist", "main.js"))
+// TestRefAgainstPorts: each port (built) differs from the reference
+// nowhere on a fixed set of sequences; a divergence is printed as the
+// scenario it shrank to.
+func TestRefAgainstPorts(t *testing.T) {
+	for _, p := range []struct {
+		name, built, tool, build string
+		seed                     uint64
+	}{
+		{"typescript", "dist/main.js", "node", "cd ports/typescript && npm ci && npm run build", 20260102},
+		{"rust", "target/release/mcpparity-rust", "cargo", "cd ports/rust && cargo build --release --locked", 20260103},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "ports", p.name)
+			needPort(t, p.tool, filepath.Join(dir, p.built), p.build)
+			fuzzPort(t, filepath.Join(dir, "target.yaml"), p.seed)
+		})
+	}
+}
+
+func fuzzPort(t *testing.T, file string, seed uint64) {
 	cfg := suite.Config{}
 	tf, err := suite.LoadTargetFile(file)
 	if err != nil {
@@ -86,7 +100,7 @@ func TestRefAgainstTypeScript(t *testing.T) {
 	r.Deviations = tf.Deviations
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 20260102, Sequences: 12, Duration: 3 * time.Minute, ShrinkRuns: 60, Log: logWriter{t}})
+	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: seed, Sequences: 12, Duration: 3 * time.Minute, ShrinkRuns: 60, Log: logWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,25 +108,26 @@ func TestRefAgainstTypeScript(t *testing.T) {
 		dir := t.TempDir()
 		w, werr := fuzz.Write(dir, f.Shrunk.Scenario, f.Outcome.Golden)
 		scenario, _ := os.ReadFile(w.Scenario)
-		t.Fatalf("the TypeScript port differs from the reference (seed %d, write: %v):\n%s\nscenario:\n%s", f.Seed, werr, details(f), scenario)
+		t.Fatalf("the port differs from the reference (seed %d, write: %v):\n%s\nscenario:\n%s", f.Seed, werr, details(f), scenario)
 	}
 	t.Logf("%d sequences, %d steps in %v", rep.Sequences, rep.Steps, rep.Elapsed)
 }
 
-// needPort skips without node or the built port, except under CI=true.
-func needPort(t *testing.T, main string) {
+// needPort skips without the port's tool or its build, except under
+// CI=true.
+func needPort(t *testing.T, tool, built, build string) {
 	t.Helper()
 	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not on PATH"
-	} else if _, err := os.Stat(main); err != nil {
-		missing = main + " is missing: build the port (cd ports/typescript && npm ci && npm run build)"
+	if _, err := exec.LookPath(tool); err != nil {
+		missing = tool + " is not on PATH"
+	} else if _, err := os.Stat(built); err != nil {
+		missing = built + " is missing: build the port (" + build + ")"
 	}
 	if missing == "" {
 		return
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (CI=true: .ci/run installs Node.js and builds the port)", missing)
+		t.Fatalf("%s (CI=true: .ci/run installs the tools and builds the ports)", missing)
 	}
 	t.Skip(missing)
 }
