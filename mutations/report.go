@@ -71,6 +71,8 @@ type Result struct {
 
 	// Tests is the verdict of the mutated package's own Go tests.
 	Tests TestsResult `json:"tests"`
+	// Fuzz is what the fuzz phase found (FuzzConfig), when it ran.
+	Fuzz *FuzzResult `json:"fuzz,omitempty"`
 	// ConfirmTime is the time of the confirmation runs, Time the wall time
 	// of every run of the mutant.
 	ConfirmTime Seconds `json:"confirmSeconds,omitempty"`
@@ -307,6 +309,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		r.writeTestNotes(w)
 	}
 	r.writeMissed(w)
+	r.writeFuzz(w)
 	for _, res := range r.Results {
 		for _, n := range []string{res.Note, res.Tests.Note} {
 			if n != "" {
@@ -394,6 +397,31 @@ func (r *Report) writeMissed(w io.Writer) {
 		if res.Tests.Verdict == VerdictKilled {
 			fmt.Fprintf(w, "    impl tests: killed by %s (only the Go reference is protected)\n", dash(res.Tests.KilledBy))
 		}
+	}
+}
+
+// writeFuzz says what the fuzz phase found, mutant by mutant, then the
+// mutants the suite missed that it found.
+func (r *Report) writeFuzz(w io.Writer) {
+	fuzzed, found, missed, caught := 0, 0, 0, 0
+	for _, res := range r.Results {
+		if res.Fuzz == nil {
+			continue
+		}
+		fuzzed++
+		if res.Fuzz.Found {
+			found++
+		}
+		if res.Verdict == VerdictSurvived {
+			missed++
+			if res.Fuzz.Found {
+				caught++
+			}
+		}
+		fmt.Fprintf(w, "fuzz %s (suite: %s): %s\n", res.ID, res.Verdict, res.Fuzz.summary())
+	}
+	if fuzzed > 0 {
+		fmt.Fprintf(w, "fuzz: %d mutant(s) fuzzed, %d found; of the %d the suite did not kill, %d found\n", fuzzed, found, missed, caught)
 	}
 }
 

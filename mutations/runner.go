@@ -53,6 +53,9 @@ type Config struct {
 	// seen among Workers runs are confirmed, each with up to two runs, its
 	// scenario and its test (0: DefaultConfirmWorkers).
 	ConfirmWorkers int
+	// Fuzz, when its Duration is set, fuzzes the mutants check did not
+	// kill (or all) after the confirmations.
+	Fuzz FuzzConfig
 }
 
 // Runner runs mutants: each is judged by the conformance check (the suite)
@@ -128,6 +131,9 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 	sch := &scheduler{lim: r.lim}
 	unsure := sch.run(ctx, s.plan(bs, ms))
 	r.confirm(ctx, sch, unsure, start)
+	r.fuzzPhase(ctx, r.cfg.Fuzz, s.rep, tmp, func(res Result) (fuzzTarget, error) {
+		return refFuzzTarget(s.bins.harness, tmp, res)
+	})
 	return s.report(ctx, start)
 }
 

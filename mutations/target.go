@@ -41,6 +41,8 @@ type TargetConfig struct {
 	IDs []string
 	// CheckArgs are check's arguments (nil: "check"), e.g. with --suite.
 	CheckArgs []string
+	// Fuzz, as Config's.
+	Fuzz FuzzConfig
 }
 
 // buildTimeout bounds one build of a copy of the target.
@@ -78,7 +80,8 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	}
 	t := &targetRun{reporter: reporter{r: r, n: len(ms), rep: &Report{Version: ReportVersion, Mode: ModeTarget,
 		Selected: len(ms), Workers: r.cfg.Workers, Started: start.UTC().Truncate(time.Second)}},
-		cfg: cfg, tf: tf, sw: sw, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios)}
+		cfg: cfg, tf: tf, sw: sw, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios),
+		kept: map[string]builtCopy{}}
 	if sw != nil {
 		for _, m := range sw.Equivalent {
 			r.say("equivalent, not run: %s: %s", m.ID, m.Why)
@@ -94,6 +97,10 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	sch := &scheduler{lim: r.lim}
 	unsure := sch.run(ctx, t.trials(ms))
 	r.confirm(ctx, sch, unsure, start)
+	r.fuzzPhase(ctx, cfg.Fuzz, t.rep, tmp, t.fuzzTarget)
+	for _, c := range t.kept {
+		c.remove()
+	}
 	return t.report(ctx, start)
 }
 
@@ -153,6 +160,18 @@ type targetRun struct {
 	// check of a copy.
 	base    builtCopy
 	timeout time.Duration
+	// kept are the copies the fuzz phase still needs, by mutant.
+	kept map[string]builtCopy
+}
+
+// fuzzTarget is how the fuzz phase runs a mutant: its kept copy, or the
+// target's own file with its switch naming the mutant.
+func (t *targetRun) fuzzTarget(res Result) (fuzzTarget, error) {
+	c, ok := t.kept[res.ID]
+	if !ok {
+		return fuzzTarget{}, fmt.Errorf("no build of %s to fuzz", res.ID)
+	}
+	return fuzzTarget{harness: t.cfg.Harness, dir: c.dir, file: c.file, env: t.switchEnv(res.ID)}, nil
 }
 
 // baseline builds and checks an unmutated copy: it must pass. The copy is
@@ -285,7 +304,11 @@ func (x *targetTrial) confirm(ctx context.Context, _ int) bool {
 }
 
 func (x *targetTrial) done(run, confirm time.Duration) {
-	x.c.remove()
+	if x.t.cfg.Fuzz.wants(x.res) && x.c.file != "" {
+		x.t.kept[x.res.ID] = x.c // for the fuzz phase
+	} else {
+		x.c.remove()
+	}
 	x.res.ConfirmTime = SecondsOf(confirm)
 	x.res.Time = SecondsOf(run + confirm)
 	x.t.emit(x.res)

@@ -56,6 +56,9 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		buildDir  = flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+mutations.MutantEnv+"=<id> <folder>/mcpparity check")
 		check     = flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check")
 		target    = flags.String("target-file", "", "mutate a target of its own: its target file's mutants, applied to copies of its folder (docs/targets.md)")
+		fuzzFor   = flags.Duration("fuzz", 0, "then fuzz each mutant the suite did not kill for this long (mcpparity fuzz against the reference); 0: no fuzz")
+		fuzzEvery = flags.Bool("fuzz-every", false, "with --fuzz: fuzz every viable mutant, killed ones too (the search's time to a finding)")
+		fuzzSeed  = flags.Uint64("fuzz-seed", 1, "with --fuzz: the first sequence's seed of each search")
 		sf        = declareSuiteFlags(flags, false)
 	)
 	if code, done := c.parse(); done {
@@ -65,8 +68,12 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	if code != 0 {
 		return code
 	}
+	if *fuzzFor < 0 || *fuzzEvery && *fuzzFor == 0 {
+		return c.badUsage("--fuzz must be positive; --fuzz-every needs --fuzz")
+	}
+	fz := mutations.FuzzConfig{Duration: *fuzzFor, Every: *fuzzEvery, Seed: *fuzzSeed}
 	if *target != "" {
-		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, checkArgs, stdout, stderr)
+		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, checkArgs, fz, stdout, stderr)
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
@@ -159,7 +166,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	r, err := mutations.NewRunner(mutations.Config{
 		Root: dir, Workers: *workers, Floor: *floor, Multiplier: *mult,
 		Progress: stderr, NoFilter: *noFilter, OwnBuilds: *ownBuilds, Coverage: cover, NoTests: *noTests,
-		ConfirmWorkers: *confirm, CheckArgs: checkArgs,
+		ConfirmWorkers: *confirm, CheckArgs: checkArgs, Fuzz: fz,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
@@ -253,7 +260,7 @@ func listUnhosted(w io.Writer, ms []mutations.Mutant, res *mutations.CheckResult
 }
 
 // runTargetMutants is mutate --target-file: a target's own mutants.
-func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, checkArgs []string, stdout, stderr io.Writer) int {
+func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, checkArgs []string, fz mutations.FuzzConfig, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
@@ -265,7 +272,7 @@ func runTargetMutants(ctx context.Context, file, rules string, workers int, json
 			ids = append(ids, id)
 		}
 	}
-	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids, CheckArgs: checkArgs})
+	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids, CheckArgs: checkArgs, Fuzz: fz})
 	if rep == nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2

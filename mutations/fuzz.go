@@ -1,0 +1,139 @@
+package mutations
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// FuzzConfig adds a phase after the confirmations: each mutant that check
+// did not kill (Every: each viable mutant) is fuzzed for Duration against
+// the reference (mcpparity fuzz), from Seed.
+type FuzzConfig struct {
+	Duration time.Duration
+	Every    bool
+	Seed     uint64
+}
+
+// FuzzResult is what the fuzz phase found on a mutant.
+type FuzzResult struct {
+	Found bool `json:"found"`
+	// After is the search's time to its finding; Seed the finding's own
+	// seed (mcpparity fuzz --seed S --sequences 1 reproduces it).
+	After     Seconds `json:"afterSeconds,omitempty"`
+	Seed      uint64  `json:"seed,omitempty"`
+	Sequences int     `json:"sequences"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// fuzzTarget is how one mutant is fuzzed: harness runs fuzz with the
+// target file, whose own env selects the mutant.
+type fuzzTarget struct {
+	harness, dir, file string
+	env                []string
+}
+
+// wants says whether the phase fuzzes a result.
+func (c FuzzConfig) wants(res Result) bool {
+	if c.Duration <= 0 {
+		return false
+	}
+	switch res.Verdict {
+	case VerdictSurvived:
+		return true
+	case VerdictNotViable, VerdictError:
+		return false
+	}
+	return c.Every
+}
+
+// fuzzPhase fuzzes, one after the other, the results of rep that cfg
+// wants and target resolves.
+func (r *Runner) fuzzPhase(ctx context.Context, cfg FuzzConfig, rep *Report, scratch string, target func(Result) (fuzzTarget, error)) {
+	if cfg.Duration <= 0 {
+		return
+	}
+	for i := range rep.Results {
+		res := &rep.Results[i]
+		if !cfg.wants(*res) || ctx.Err() != nil {
+			continue
+		}
+		ft, err := target(*res)
+		if err != nil {
+			res.Fuzz = &FuzzResult{Error: err.Error()}
+			continue
+		}
+		res.Fuzz = r.fuzzOne(ctx, cfg, ft, filepath.Join(scratch, "fuzz-"+strconv.Itoa(res.Index)))
+		r.say("fuzz %s: %s", res.ID, res.Fuzz.summary())
+	}
+}
+
+// fuzzOne runs mcpparity fuzz on one target; its finding goes to scratch.
+func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scratch string) *FuzzResult {
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		return &FuzzResult{Error: err.Error()}
+	}
+	report := filepath.Join(scratch, "fuzz.json")
+	argv := []string{ft.harness, "fuzz", "--target-file", ft.file, "--duration", cfg.Duration.String(),
+		"--seed", strconv.FormatUint(cfg.Seed, 10), "--json", report, "--suite", filepath.Join(scratch, "finding")}
+	// The search, then its shrinking (bounded by fuzz's own runs), then
+	// the time to stop.
+	x := r.exec(ctx, cfg.Duration+10*time.Minute, ft.dir, scratch, argv, ft.env...)
+	if x.cancelled {
+		return &FuzzResult{Error: "cancelled"}
+	}
+	var out struct {
+		Sequences int `json:"sequences"`
+		Finding   *struct {
+			Seed       uint64 `json:"seed"`
+			FoundAfter string `json:"foundAfter"`
+		} `json:"finding"`
+	}
+	data, err := os.ReadFile(report)
+	if err == nil {
+		err = json.Unmarshal(data, &out)
+	}
+	if code := x.exitCode(); err != nil || code != 0 && code != 1 {
+		return &FuzzResult{Error: fmt.Sprintf("fuzz exit %d: %v: %s", code, err, tail(x.out, 400))}
+	}
+	fr := &FuzzResult{Sequences: out.Sequences}
+	if f := out.Finding; f != nil {
+		after, _ := time.ParseDuration(f.FoundAfter)
+		fr.Found, fr.Seed, fr.After = true, f.Seed, SecondsOf(after)
+	}
+	return fr
+}
+
+func (f *FuzzResult) summary() string {
+	switch {
+	case f.Error != "":
+		return "could not run: " + f.Error
+	case f.Found:
+		return fmt.Sprintf("found after %.1fs (seed %d)", float64(f.After), f.Seed)
+	}
+	return fmt.Sprintf("nothing found in %d sequence(s)", f.Sequences)
+}
+
+// refFuzzTarget writes the target file of a rule mutant hosted in the
+// schemata: the schemata's reference served as a process, the mutant
+// selected in its environment only (the fuzzing harness's own reference,
+// the same binary without it, is unmutated).
+func refFuzzTarget(harness, dir string, res Result) (fuzzTarget, error) {
+	if res.Build == BuildOwn {
+		return fuzzTarget{}, fmt.Errorf("built alone: not fuzzed (the schemata host the others)")
+	}
+	file := filepath.Join(dir, "fuzz-target-"+strconv.Itoa(res.Index)+".json")
+	tf := map[string]any{
+		"target": "cmd:" + harness + " serve-ref --addr {addr} --state {state} --workspace {workspace}",
+		"env":    map[string]string{MutantEnv: res.ID},
+	}
+	data, err := json.Marshal(tf)
+	if err == nil {
+		err = os.WriteFile(file, data, 0o644)
+	}
+	return fuzzTarget{harness: harness, dir: dir, file: file}, err
+}
