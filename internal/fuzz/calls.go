@@ -204,6 +204,10 @@ func (g *generator) genArgs(s *stream) (args, cw string, rules []string) {
 	if s.chance(20) {
 		ms = append(ms, member{"isError", "true"})
 	}
+	if s.chance(5) {
+		ms = append(ms, member{"roots", "true"})
+		rules = append(rules, "P5.3")
+	}
 	if s.chance(6) {
 		ms = append(ms, member{"rpcError", s.jsonString(s.text())})
 		rules = append(rules, "P10.3", "P10.4", "P10.5")
@@ -249,7 +253,11 @@ func (g *generator) block(s *stream) string {
 		}
 		return s.object(g.metaMembers(s, ms))
 	}
-	ms := []member{{"type", `"text"`}, {"text", s.jsonString(s.text())}}
+	text := s.text()
+	if s.chance(20) {
+		text = "" // an empty block still counts as a part (P11.2)
+	}
+	ms := []member{{"type", `"text"`}, {"text", s.jsonString(text)}}
 	if s.chance(15) {
 		ms = append(ms, member{"unit", s.jsonString(s.text())}, member{"repeat", strconv.Itoa(s.intn(40))})
 	}

@@ -36,6 +36,9 @@ type GenArgs struct {
 	// RPCError, when set, is the message of a JSON-RPC error answered
 	// instead of a result.
 	RPCError string `json:"rpcError,omitempty"`
+	// Roots, when set, asks the client for its roots (roots/list) first and
+	// gives their JSON as the first text block.
+	Roots bool `json:"roots,omitempty"`
 }
 
 // GenBlock is one content block. Type is text, image, audio,
@@ -57,10 +60,10 @@ type GenBlock struct {
 	Blob        string           `json:"blob,omitempty"`
 }
 
-var genSchema = json.RawMessage(`{"type":"object","properties":{"blocks":{"type":"array"},"isError":{"type":"boolean"},"structured":{"type":"string"},"rpcError":{"type":"string"}}}`)
+var genSchema = json.RawMessage(`{"type":"object","properties":{"blocks":{"type":"array"},"isError":{"type":"boolean"},"structured":{"type":"string"},"rpcError":{"type":"string"},"roots":{"type":"boolean"}}}`)
 
 // genHandler answers what its arguments describe.
-func genHandler(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args GenArgs
 	if err := decodeArgs(req, &args); err != nil {
 		return toolError(err.Error()), nil
@@ -69,6 +72,14 @@ func genHandler(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResul
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: args.RPCError}
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{}, IsError: args.IsError}
+	if args.Roots {
+		roots, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			return toolError("roots/list: " + err.Error()), nil
+		}
+		raw, _ := json.Marshal(roots.Roots)
+		res.Content = append(res.Content, &mcp.TextContent{Text: "roots: " + string(raw)})
+	}
 	runes := 0
 	for i, b := range args.Blocks {
 		c, err := b.content(&runes)
