@@ -43,6 +43,9 @@ type TargetConfig struct {
 	CheckArgs []string
 	// Fuzz, as Config's.
 	Fuzz FuzzConfig
+	// Catalogue, when set, replaces the mutants section's catalogue (a
+	// folder relative to the target file's), e.g. a batch of one's own.
+	Catalogue string
 }
 
 // buildTimeout bounds one build of a copy of the target.
@@ -114,6 +117,9 @@ func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, *SwitchC
 	}
 	if tf.Mutants == nil {
 		return nil, nil, nil, fmt.Errorf("target file %s has no mutants section (docs/targets.md)", cfg.File)
+	}
+	if cfg.Catalogue != "" {
+		tf.Mutants.Catalogue = cfg.Catalogue
 	}
 	var ms []Mutant
 	var sw *SwitchCatalogue

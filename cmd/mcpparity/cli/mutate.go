@@ -43,7 +43,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		seed      = flags.Uint64("seed", 1, "with --operators --limit: the sampling seed")
 		minScore  = flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this")
 		root      = flags.String("root", "", "module root (default: the folder of the nearest go.mod)")
-		catalogue = flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root")
+		catalogue = flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root (with --target-file: relative to the target file's folder, in place of its mutants section's)")
 		floor     = flags.Duration("timeout-floor", 0, fmt.Sprintf("per-run timeout: this floor (0: %v, %v with coverage)…", mutations.DefaultFloor, mutations.CoveredFloor))
 		mult      = flags.Float64("timeout-factor", mutations.DefaultFactor, "…plus this multiple of the baseline's time")
 		noFilter  = flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)")
@@ -73,7 +73,12 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	}
 	fz := mutations.FuzzConfig{Duration: *fuzzFor, Every: *fuzzEvery, Seed: *fuzzSeed}
 	if *target != "" {
-		return runTargetMutants(ctx, *target, *rules, *workers, *jsonOut, checkArgs, fz, stdout, stderr)
+		cat := ""
+		if isFlagSet(c, "catalogue") {
+			cat = *catalogue
+		}
+		return runTargetMutants(ctx, mutations.TargetConfig{File: *target, Workers: *workers, CheckArgs: checkArgs, Fuzz: fz, Catalogue: cat},
+			*rules, *jsonOut, stdout, stderr)
 	}
 	sh, err := mutations.ParseShard(*shard)
 	if err != nil {
@@ -260,7 +265,7 @@ func listUnhosted(w io.Writer, ms []mutations.Mutant, res *mutations.CheckResult
 }
 
 // runTargetMutants is mutate --target-file: a target's own mutants.
-func runTargetMutants(ctx context.Context, file, rules string, workers int, jsonOut string, checkArgs []string, fz mutations.FuzzConfig, stdout, stderr io.Writer) int {
+func runTargetMutants(ctx context.Context, cfg mutations.TargetConfig, rules, jsonOut string, stdout, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
@@ -272,7 +277,8 @@ func runTargetMutants(ctx context.Context, file, rules string, workers int, json
 			ids = append(ids, id)
 		}
 	}
-	rep, err := mutations.RunTarget(ctx, mutations.TargetConfig{File: file, Harness: exe, Workers: workers, Progress: stderr, IDs: ids, CheckArgs: checkArgs, Fuzz: fz})
+	cfg.Harness, cfg.Progress, cfg.IDs = exe, stderr, ids
+	rep, err := mutations.RunTarget(ctx, cfg)
 	if rep == nil {
 		fmt.Fprintln(stderr, "mcpparity mutate:", err)
 		return 2
