@@ -3,9 +3,10 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
+
+	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
 // Report is what a replay observed. Problems are Unmatched,
@@ -148,9 +149,5 @@ func WriteReportFile(path string, rep Report) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return reportdir.WriteAtomic(path, append(b, '\n'))
 }

@@ -9,13 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
 // Config is a replay process (`mcpparity replay`): a fixture served over
@@ -100,9 +99,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	}
 	if cfg.WhileLocked != "" {
 		var stop context.CancelFunc
-		ctx, stop = context.WithCancel(ctx)
+		ctx, stop = reportdir.WhileHeld(ctx, cfg.WhileLocked)
 		defer stop()
-		go watchLock(ctx, cfg.WhileLocked, stop)
 	}
 	var out *Outcome
 	var warn error
@@ -142,22 +140,13 @@ func delayOf(faults []Fault, kind FaultKind) time.Duration {
 // while the process lives, which tells the harness this process started
 // (it checks that a client ends what it started, P2). done closes both.
 func startReportDir(dir string, opts *Options) (done func(), err error) {
-	base := filepath.Join(dir, strconv.Itoa(os.Getpid()))
-	recv, err := os.OpenFile(base+".recv", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	d := reportdir.Dir(dir)
+	recv, err := os.OpenFile(d.RecvFile(os.Getpid()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	opts.OnReceive = func(method string) { _, _ = recv.WriteString(method + "\n") }
-	// Another process can test the lock across PID namespaces (a container
-	// target). The file is locked under another name, then renamed: a pid
-	// file is never seen unlocked while its process lives.
-	f, err := os.Create(base + ".pid.new")
-	if err == nil {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-	}
-	if err == nil {
-		err = os.Rename(base+".pid.new", base+".pid")
-	}
+	f, err := d.Announce(os.Getpid())
 	if err != nil {
 		recv.Close()
 		return nil, err
@@ -237,7 +226,7 @@ func runHTTP(ctx context.Context, fx *fixtures.Fixture, addr string, opts Option
 func writeReport(cfg Config, rep Report, stderr io.Writer) error {
 	file := cfg.ReportFile
 	if cfg.ReportDir != "" && file == "" {
-		file = filepath.Join(cfg.ReportDir, strconv.Itoa(os.Getpid())+".json")
+		file = reportdir.Dir(cfg.ReportDir).ReportFile(os.Getpid())
 	}
 	var err error
 	if file != "" {
@@ -273,22 +262,4 @@ func envMismatches(reqs []string) []string {
 		}
 	}
 	return out
-}
-
-// watchLock calls gone once no other process holds a lock on path (or the
-// file is gone), until ctx ends. A flock is seen across PID namespaces.
-func watchLock(ctx context.Context, path string, gone func()) {
-	for sleep(ctx, 100*time.Millisecond) {
-		f, err := os.Open(path)
-		if err != nil {
-			gone()
-			return
-		}
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-		f.Close() // also releases a lock just taken
-		if err == nil {
-			gone()
-			return
-		}
-	}
 }

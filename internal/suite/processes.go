@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
 // ProcessCount is what a scenario observes of a stdio replay's processes:
@@ -22,16 +21,33 @@ type ProcessCount struct {
 	Alive   int `json:"alive"`
 }
 
-// ProcessSettle bounds the wait for a target to end processes it dropped.
-var ProcessSettle = 3 * time.Second
+// Waits bound the harness's waits on a target; a zero field means its
+// default.
+type Waits struct {
+	// Ready bounds the wait for a target to answer its first request (20 s).
+	Ready time.Duration
+	// Started bounds the wait for a target to start processes or send
+	// requests (waitStarted, waitReceived; 10 s).
+	Started time.Duration
+	// ProcessSettle bounds the wait for a target to end processes it
+	// dropped (a processes step without its own settle; 3 s).
+	ProcessSettle time.Duration
+	// ReplaySettle bounds the wait, once the target stopped, for its stdio
+	// replays to end (they write their reports when they end; 5 s).
+	ReplaySettle time.Duration
+}
 
-// ReplaySettle bounds the wait, once the target stopped, for its stdio
-// replays to end (they write their reports when they end).
-var ReplaySettle = 5 * time.Second
-
-// WaitTimeout bounds the wait for a target to start processes or send
-// requests (waitStarted, waitReceived).
-var WaitTimeout = 10 * time.Second
+func (w Waits) withDefaults() Waits {
+	for _, f := range []struct {
+		d   *time.Duration
+		def time.Duration
+	}{{&w.Ready, 20 * time.Second}, {&w.Started, 10 * time.Second}, {&w.ProcessSettle, 3 * time.Second}, {&w.ReplaySettle, 5 * time.Second}} {
+		if *f.d <= 0 {
+			*f.d = f.def
+		}
+	}
+	return w
+}
 
 // pollEvery is how often the harness looks at replays' files while it waits.
 const pollEvery = 5 * time.Millisecond
@@ -49,57 +65,19 @@ func (r *running) pids(name string) (all, alive []int, err error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("%q is not a stdio replay of this scenario", name)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if all, err = dir.PIDs(); err != nil {
 		return nil, nil, err
 	}
-	for _, e := range entries {
-		pid, ok := strings.CutSuffix(e.Name(), ".pid")
-		if !ok {
-			continue
-		}
-		n, _ := strconv.Atoi(pid)
-		all = append(all, n)
-		held, err := locked(filepath.Join(dir, e.Name()))
+	for _, pid := range all {
+		held, err := reportdir.Held(dir.PIDFile(pid))
 		if err != nil {
 			return nil, nil, err
 		}
 		if held {
-			alive = append(alive, n)
+			alive = append(alive, pid)
 		}
 	}
 	return all, alive, nil
-}
-
-// locked reports whether another process holds the lock of path.
-func locked(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return false, syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-}
-
-// holdLock creates path and holds an exclusive lock on it until the file
-// is closed.
-func holdLock(path string) (*os.File, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 // reap kills the stdio replay processes of name still running (a target
@@ -119,11 +97,11 @@ func (r *running) reap(name string) {
 // waitStarted waits until the target has started at least n processes of
 // each named stdio replay.
 func (r *running) waitStarted(ctx context.Context, want map[string]int) error {
-	return waitUntil(ctx, want, func(name string) (int, error) {
+	return waitUntil(ctx, r.waits.Started, want, func(name string) (int, error) {
 		c, err := r.count(name)
 		return c.Started, err
 	}, func(name string, got int) string {
-		return fmt.Sprintf("the target started %d process(es) of %s within %v, want %d", got, name, WaitTimeout, want[name])
+		return fmt.Sprintf("the target started %d process(es) of %s within %v, want %d", got, name, r.waits.Started, want[name])
 	})
 }
 
@@ -133,10 +111,10 @@ func (r *running) waitReceived(ctx context.Context, want map[string]map[string]i
 	for _, name := range sortedKeys(want) {
 		for _, method := range sortedKeys(want[name]) {
 			n := want[name][method]
-			err := waitUntil(ctx, map[string]int{name: n}, func(name string) (int, error) {
+			err := waitUntil(ctx, r.waits.Started, map[string]int{name: n}, func(name string) (int, error) {
 				return r.receivedCount(name, method)
 			}, func(name string, got int) string {
-				return fmt.Sprintf("%s received %d %s within %v, want %d", name, got, method, WaitTimeout, n)
+				return fmt.Sprintf("%s received %d %s within %v, want %d", name, got, method, r.waits.Started, n)
 			})
 			if err != nil {
 				return err
@@ -147,9 +125,9 @@ func (r *running) waitReceived(ctx context.Context, want map[string]map[string]i
 }
 
 // waitUntil polls get for each name of want until it reaches want[name],
-// for at most WaitTimeout; the error text is made by describe.
-func waitUntil(ctx context.Context, want map[string]int, get func(string) (int, error), describe func(string, int) string) error {
-	ctx, cancel := context.WithTimeout(ctx, WaitTimeout)
+// for at most Waits.Started; the error text is made by describe.
+func waitUntil(ctx context.Context, bound time.Duration, want map[string]int, get func(string) (int, error), describe func(string, int) string) error {
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	for _, name := range sortedKeys(want) {
 		for {
@@ -195,13 +173,13 @@ func (r *running) receivedCount(name, method string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("%q is not a replay of this scenario", name)
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.recv"))
+	pids, err := dir.Receivers()
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, f := range files {
-		fh, err := os.Open(f)
+	for _, pid := range pids {
+		fh, err := os.Open(dir.RecvFile(pid))
 		if err != nil {
 			return 0, err
 		}

@@ -46,6 +46,8 @@ type Config struct {
 	Parallel int
 	// FailFast stops Check at the first scenario that fails.
 	FailFast bool
+	// Waits bound the waits on the target (zero: the defaults).
+	Waits Waits
 }
 
 // RunScenario runs one scenario on a fresh target and returns its
@@ -60,7 +62,7 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	defer os.RemoveAll(tmp)
 	reports, catalog := filepath.Join(tmp, "reports"), filepath.Join(tmp, "catalog")
 	env := Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Catalog: filepath.Join(catalog, "catalog.json"),
-		Vars: map[string]string{}, Shared: []string{reports, catalog}}
+		Vars: map[string]string{}, Shared: []string{reports, catalog}, Ready: cfg.Waits.withDefaults().Ready}
 	for _, d := range []string{env.State, env.Workspace, reports, catalog} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, nil, "", err
@@ -69,7 +71,7 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	if err := os.WriteFile(env.Catalog, impl.CatalogJSON(), 0o644); err != nil {
 		return nil, nil, "", err
 	}
-	srv, err := startServers(s, cfg.Harness, env.Workspace, reports)
+	srv, err := startServers(s, cfg.Harness, env.Workspace, reports, cfg.Waits)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -224,7 +226,7 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		o.Store = v
 	}
 	if len(st.Processes) > 0 {
-		bound := ProcessSettle
+		bound := r.srv.waits.ProcessSettle
 		if st.Settle != "" {
 			bound, _ = time.ParseDuration(st.Settle) // checked at load
 		}

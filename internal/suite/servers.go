@@ -12,6 +12,7 @@ import (
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
+	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
 // running holds the servers of one scenario run.
@@ -19,25 +20,26 @@ type running struct {
 	urls     map[string]string   // {url:NAME}
 	cmds     map[string][]string // {cmd:NAME} + {args:NAME}
 	replays  map[string]*replay.Replay
-	received map[string]*received // HTTP replays: messages received
-	stdio    map[string]string    // name → report folder of its processes
-	lock     string               // held while the scenario runs
+	received map[string]*received     // HTTP replays: messages received
+	stdio    map[string]reportdir.Dir // name → report folder of its processes
+	lock     string                   // held while the scenario runs
 	reports  string
 	closers  []func()
 	// fixture reads a fixture by name, as the scenario finds it.
 	fixture func(name string) (*fixtures.Fixture, string, error)
+	waits   Waits
 }
 
 // startServers starts the scenario's servers. harness is the command line
 // that runs this harness's replay subcommand (stdio replays).
-func startServers(s *Scenario, harness []string, workspace, reports string) (*running, error) {
-	r := &running{urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
-		received: map[string]*received{}, stdio: map[string]string{}, lock: filepath.Join(reports, "harness.lock"), reports: reports,
+func startServers(s *Scenario, harness []string, workspace, reports string, waits Waits) (*running, error) {
+	r := &running{waits: waits.withDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
+		received: map[string]*received{}, stdio: map[string]reportdir.Dir{}, lock: reportdir.RunLock(reports), reports: reports,
 		fixture: s.fixture}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
-	held, err := holdLock(r.lock)
+	held, err := reportdir.Hold(r.lock)
 	if err != nil {
 		return nil, err
 	}
@@ -50,14 +52,11 @@ func startServers(s *Scenario, harness []string, workspace, reports string) (*ru
 	}
 	for _, name := range sortedKeys(s.Servers) {
 		sv := s.Servers[name]
-		if sv.Barrier != "" {
-			sv.Faults = append(append([]string{}, sv.Faults...),
-				fmt.Sprintf("barrier:%d:%s", barriers[sv.Barrier], filepath.Join(reports, "barrier-"+sv.Barrier)))
+		faults, err := serverFaults(sv, barriers[sv.Barrier], reports, name)
+		if err == nil {
+			err = r.start(name, sv, faults, harness, workspace, reports)
 		}
-		for _, sel := range sv.Holds {
-			sv.Faults = append(append([]string{}, sv.Faults...), "hold:"+sel+":"+holdDir(reports, name))
-		}
-		if err := r.start(name, sv, harness, workspace, reports); err != nil {
+		if err != nil {
 			r.close()
 			return nil, fmt.Errorf("server %q: %w", name, err)
 		}
@@ -65,15 +64,31 @@ func startServers(s *Scenario, harness []string, workspace, reports string) (*ru
 	return r, nil
 }
 
-func (r *running) start(name string, sv ServerSpec, harness []string, workspace, reports string) error {
+// serverFaults are a server's faults: those of its spec, then its
+// barrier's (n replays meet there) and its holds.
+func serverFaults(sv ServerSpec, n int, reports, name string) ([]replay.Fault, error) {
 	var faults []replay.Fault
 	for _, f := range sv.Faults {
 		ft, err := replay.ParseFault(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		faults = append(faults, ft)
 	}
+	if sv.Barrier != "" {
+		faults = append(faults, replay.Fault{Kind: replay.FaultBarrier, N: n, Dir: filepath.Join(reports, "barrier-"+sv.Barrier)})
+	}
+	for _, sel := range sv.Holds {
+		ft, err := replay.ParseFault("hold:" + sel + ":" + holdDir(reports, name))
+		if err != nil {
+			return nil, err
+		}
+		faults = append(faults, ft)
+	}
+	return faults, nil
+}
+
+func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harness []string, workspace, reports string) error {
 	switch {
 	case sv.Live == "gen-stdio":
 		r.cmds[name] = append(append([]string{}, harness...), "sdk-server", "--gen", "--stdio", "--while-locked", r.lock)
@@ -94,14 +109,19 @@ func (r *running) start(name string, sv ServerSpec, harness []string, workspace,
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		r.stdio[name] = dir
+		r.stdio[name] = reportdir.Dir(dir)
 		argv := append([]string{}, harness...)
 		argv = append(argv, "replay", "--stdio", "--fixture", fixture, "--report-dir", dir, "--while-locked", r.lock)
+		// The spec's faults as written (the target shows its args), then
+		// the barrier's and the holds'.
 		for _, f := range sv.Faults {
 			argv = append(argv, "--fault", f)
 		}
+		for _, f := range faults[len(sv.Faults):] {
+			argv = append(argv, "--fault", f.String())
+		}
 		if sv.FaultsOnce {
-			argv = append(argv, "--faults-once", filepath.Join(reports, name+".faults-used"))
+			argv = append(argv, "--faults-once", reportdir.FaultsOnce(reports, name))
 		}
 		for _, k := range sortedKeys(sv.RequireEnv) {
 			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])
@@ -185,7 +205,7 @@ func observeReport(rep replay.Report) ReplayObservation {
 // observeReplays reads every replay's report: HTTP replays in process,
 // stdio replays from the report files their processes wrote (one process,
 // so one session, per file) once they have all ended. A stdio replay still
-// running ReplaySettle after the target stopped is a failure of its own
+// running Waits.ReplaySettle after the target stopped is a failure of its own
 // (it is then killed), never a silent count.
 func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservation, []string, error) {
 	out := map[string]ReplayObservation{}
@@ -201,30 +221,27 @@ func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservat
 	}
 	for _, name := range sortedKeys(r.stdio) {
 		dir := r.stdio[name]
-		c, err := r.settleOne(ctx, name, ReplaySettle)
+		c, err := r.settleOne(ctx, name, r.waits.ReplaySettle)
 		if err != nil {
 			return nil, nil, err
 		}
 		if c.Alive > 0 {
-			failures = append(failures, fmt.Sprintf("replays: %d stdio server(s) of %s outlived the target by %v", c.Alive, name, ReplaySettle))
+			failures = append(failures, fmt.Sprintf("replays: %d stdio server(s) of %s outlived the target by %v", c.Alive, name, r.waits.ReplaySettle))
 			r.reap(name)
 		}
-		entries, err := os.ReadDir(dir)
+		pids, err := dir.Reports()
 		if err != nil {
 			return nil, nil, err
 		}
 		var sum ReplayObservation
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".json") {
-				continue // pid and progress files
-			}
-			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		for _, pid := range pids {
+			data, err := os.ReadFile(dir.ReportFile(pid))
 			if err != nil {
 				return nil, nil, err
 			}
 			var rep replay.Report
 			if err := json.Unmarshal(data, &rep); err != nil {
-				return nil, nil, fmt.Errorf("replay report %s: %w", e.Name(), err)
+				return nil, nil, fmt.Errorf("replay report %s: %w", dir.ReportFile(pid), err)
 			}
 			o := observeReport(rep)
 			sum.Sessions += o.Sessions

@@ -29,7 +29,7 @@ func TestObserveReplaysWaitsForStdioProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Scenario{Name: "x", Servers: map[string]ServerSpec{"late": {Replay: "sdk/stdio.json", Stdio: true}}}
-	r, err := startServers(s, []string{exe}, dir, dir)
+	r, err := startServers(s, []string{exe}, dir, dir, Waits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +69,7 @@ func TestObserveReplaysWaitsForStdioProcesses(t *testing.T) {
 	}
 
 	// A server that outlives the bound: a failure, and it is ended.
-	defer func(d time.Duration) { ReplaySettle = d }(ReplaySettle)
-	ReplaySettle = 50 * time.Millisecond
+	r.waits.ReplaySettle = 50 * time.Millisecond
 	_, cmd := start()
 	if err := r.waitStarted(context.Background(), map[string]int{"late": 2}); err != nil {
 		t.Fatal(err)

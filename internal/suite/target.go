@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Env is what a target is started with: the placeholders {addr}, {state},
@@ -29,6 +30,8 @@ type Env struct {
 	// {workspace}/bin (npx, uvx, uv: runtimeOk then does not depend on the
 	// machine). A target applies it with ProcessVars.
 	Hide []string
+	// Ready bounds the wait for the target's first answer (Waits.Ready).
+	Ready time.Duration
 }
 
 // launchers is the folder of a scenario's launchers, kept whatever Hide.

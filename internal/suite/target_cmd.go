@@ -48,7 +48,7 @@ func (t *CmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 		inst.waitErr = cmd.Wait()
 		close(inst.exited)
 	}()
-	if err := waitReady(ctx, inst.url, inst.exited, false); err != nil {
+	if err := waitReady(ctx, inst.url, env.Ready, inst.exited, false); err != nil {
 		_ = inst.Stop(context.Background())
 		return nil, fmt.Errorf("target did not start: %w\n%s", err, logs.String())
 	}

@@ -164,7 +164,7 @@ func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
 			close(exited)
 		}
 	}()
-	err = waitReady(ctx, inst.url, exited, false)
+	err = waitReady(ctx, inst.url, env.Ready, exited, false)
 	stopWaiting()
 	<-waited
 	if err == nil && ctx.Err() != nil {

@@ -17,7 +17,7 @@ type URLTarget struct {
 func (t *URLTarget) Name() string { return "url:" + t.Base }
 
 func (t *URLTarget) Start(ctx context.Context, env Env) (Instance, error) {
-	if err := waitReady(ctx, t.Base, nil, true); err != nil {
+	if err := waitReady(ctx, t.Base, env.Ready, nil, true); err != nil {
 		return nil, err
 	}
 	return urlInstance{t.Base}, nil
@@ -26,7 +26,7 @@ func (t *URLTarget) Start(ctx context.Context, env Env) (Instance, error) {
 // Probe checks once, before any scenario, that the target answers: a
 // refused connection fails at once.
 func (t *URLTarget) Probe(ctx context.Context) error {
-	return waitReady(ctx, t.Base, nil, true)
+	return waitReady(ctx, t.Base, 0, nil, true)
 }
 
 type urlInstance struct{ base string }
@@ -35,15 +35,15 @@ func (u urlInstance) URL() string              { return u.base }
 func (urlInstance) Stop(context.Context) error { return nil }
 func (urlInstance) Logs() string               { return "" }
 
-// ReadyTimeout bounds the wait for a target to answer its first request.
-var ReadyTimeout = 20 * time.Second
-
 // waitReady polls GET /api/mcp/catalog until it answers 200, the target
-// exits (exited closes) or ReadyTimeout passes. With refusedIsFinal, a
+// exits (exited closes) or bound passes (0: Waits' default). With refusedIsFinal, a
 // refused connection ends the wait at once (a target already running that
 // refuses connections is down, not starting).
-func waitReady(ctx context.Context, base string, exited <-chan struct{}, refusedIsFinal bool) error {
-	ctx, cancel := context.WithTimeout(ctx, ReadyTimeout)
+func waitReady(ctx context.Context, base string, bound time.Duration, exited <-chan struct{}, refusedIsFinal bool) error {
+	if bound <= 0 {
+		bound = Waits{}.withDefaults().Ready
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -68,7 +68,7 @@ func waitReady(ctx context.Context, base string, exited <-chan struct{}, refused
 		}
 		select {
 		case <-ctx.Done():
-			return &notReadyError{base: base, last: last}
+			return &notReadyError{base: base, last: last, bound: bound}
 		case <-exited:
 			return errExited
 		case <-tick.C:
@@ -84,13 +84,14 @@ type notReadyError struct {
 	base    string
 	last    error
 	refused bool
+	bound   time.Duration
 }
 
 func (e *notReadyError) Error() string {
 	if e.refused {
 		return e.base + " refuses connections: " + e.last.Error()
 	}
-	return "no answer from " + e.base + " within " + ReadyTimeout.String() + ": " + e.last.Error()
+	return "no answer from " + e.base + " within " + e.bound.String() + ": " + e.last.Error()
 }
 
 func (e *notReadyError) Unwrap() error { return e.last }

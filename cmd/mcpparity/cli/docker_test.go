@@ -236,7 +236,7 @@ func TestDockerFailedStart(t *testing.T) {
 		name    string
 		image   string
 		cmd     []string
-		ready   time.Duration // ReadyTimeout; 0 keeps it
+		ready   time.Duration // Env.Ready; 0 keeps the default
 		cancel  time.Duration // ctx deadline; 0 means none
 		want    []string
 		maxTime time.Duration
@@ -258,11 +258,6 @@ func TestDockerFailedStart(t *testing.T) {
 			}
 			it := imageTarget(t, image, bin)
 			it.Cmd = c.cmd
-			if c.ready > 0 {
-				old := suite.ReadyTimeout
-				suite.ReadyTimeout = c.ready
-				defer func() { suite.ReadyTimeout = old }()
-			}
 			ctx := context.Background()
 			if c.cancel > 0 {
 				var cancel context.CancelFunc
@@ -270,7 +265,9 @@ func TestDockerFailedStart(t *testing.T) {
 				defer cancel()
 			}
 			began := time.Now()
-			inst, err := it.Start(ctx, scenarioEnv(t))
+			env := scenarioEnv(t)
+			env.Ready = c.ready
+			inst, err := it.Start(ctx, env)
 			took := time.Since(began)
 			if err == nil {
 				_ = inst.Stop(context.Background())
