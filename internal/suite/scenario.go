@@ -69,6 +69,9 @@ type ServerSpec struct {
 	// Grandchild, for a stdio replay, starts it through a wrapper process
 	// (as npx starts node): the replay is the configured command's child.
 	Grandchild bool `json:"grandchild,omitempty"`
+	// LeaderExits, with Grandchild, makes the wrapper exit as soon as its
+	// input ends, leaving the replay running in its process group.
+	LeaderExits bool `json:"leaderExits,omitempty"`
 	// Holds select requests (replay fault selectors, e.g. "tools/call#1")
 	// the replay holds until a step releases them (Step.Release).
 	Holds []string `json:"holds,omitempty"`
@@ -163,6 +166,9 @@ func (s *Scenario) check() error {
 		}
 		if sv.Grandchild && !sv.Stdio {
 			return fmt.Errorf("server %q: grandchild is for stdio replays", name)
+		}
+		if sv.LeaderExits && !sv.Grandchild {
+			return fmt.Errorf("server %q: leaderExits is for a grandchild", name)
 		}
 	}
 	for i, st := range s.Steps {

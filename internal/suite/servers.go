@@ -127,7 +127,11 @@ func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harne
 			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])
 		}
 		if sv.Grandchild {
-			argv = append(append([]string{harness[0], "spawn", "--"}, harness...), argv[len(harness):]...)
+			wrap := []string{harness[0], "spawn"}
+			if sv.LeaderExits {
+				wrap = append(wrap, "--exit-at-eof")
+			}
+			argv = append(append(append(wrap, "--"), harness...), argv[len(harness):]...)
 		}
 		if sv.Launcher != "" {
 			if err := makeLauncher(workspace, sv.Launcher, argv[0]); err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
 	"os/exec"
 )
 
@@ -15,8 +16,9 @@ func init() {
 // with the child's code, as npx runs node. Ending only this process leaves
 // the child running: a target must end the whole process group (P2).
 func runSpawn(_ context.Context, c *call) int {
-	c.flags("[--] COMMAND [ARG...]", `
-The exit code is the command's.`)
+	fs := c.flags("[--exit-at-eof] [--] COMMAND [ARG...]", `
+The exit code is the command's (0 with --exit-at-eof).`)
+	atEOF := fs.Bool("exit-at-eof", false, "exit as soon as stdin ends, once the child's stdin is closed, without waiting for the child (which lives on in the process group)")
 	argv, code, done := c.parseArgs(false)
 	if done {
 		return code
@@ -25,7 +27,11 @@ The exit code is the command's.`)
 		return c.badUsage("no command given")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.stdin, c.stdout, c.stderr
+	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
+	if *atEOF {
+		return c.leaveAtEOF(cmd)
+	}
+	cmd.Stdin = c.stdin
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() >= 0 {
@@ -33,5 +39,21 @@ The exit code is the command's.`)
 		}
 		return c.fail(1, err)
 	}
+	return 0
+}
+
+// leaveAtEOF starts cmd on a copy of stdin and returns once stdin ended
+// and the child's input was closed: a leader that exits on its own while
+// its child lingers (P2.2 ends the group all the same).
+func (c *call) leaveAtEOF(cmd *exec.Cmd) int {
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return c.fail(1, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return c.fail(1, err)
+	}
+	_, _ = io.Copy(in, c.stdin)
+	in.Close()
 	return 0
 }
