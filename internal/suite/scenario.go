@@ -52,7 +52,8 @@ type ServerSpec struct {
 	// eleven-tool server in process ("sse", "json"), or the gen server,
 	// whose tools answer what their arguments describe, in process
 	// ("gen-sse", "gen-json") or as a stdio command of the harness
-	// ("gen-stdio": {cmd:NAME} and "{args:NAME}").
+	// ("gen-stdio": {cmd:NAME} and "{args:NAME}"), or a server without
+	// tools ("empty-json").
 	Live string `json:"live,omitempty"`
 	// Faults of the replay (replay.ParseFault syntax).
 	Faults []string `json:"faults,omitempty"`
@@ -140,7 +141,7 @@ type Step struct {
 }
 
 // LiveKinds are the values of ServerSpec.Live.
-var LiveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio"}
+var LiveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio", "empty-json"}
 
 // LoadScenarios reads every numbered *.json of dir in fsys ("03-status.json";
 // other files, such as the call scripts, are not scenarios), sorted by name.

@@ -94,7 +94,10 @@ func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harne
 		r.cmds[name] = append(append([]string{}, harness...), "sdk-server", "--gen", "--stdio", "--while-locked", r.lock)
 	case sv.Live != "":
 		handler := sdkserver.Handler(sv.Live == "json")
-		if strings.HasPrefix(sv.Live, "gen-") {
+		switch {
+		case sv.Live == "empty-json":
+			handler = sdkserver.EmptyHandler()
+		case strings.HasPrefix(sv.Live, "gen-"):
 			handler = sdkserver.GenHandler(sv.Live == "gen-json")
 		}
 		srv := httptest.NewServer(handler)

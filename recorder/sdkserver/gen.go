@@ -187,6 +187,18 @@ func GenHandler(jsonResponse bool) http.Handler {
 		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
 }
 
+// EmptyName is the serverInfo name of the empty server.
+const EmptyName = "mcpparity-empty-server"
+
+// EmptyHandler serves a go-sdk server without tools over Streamable HTTP
+// with JSON answers: its tools/list is an empty list (P14.1: a connected
+// server with no tools).
+func EmptyHandler() http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: EmptyName, Version: Version}, nil)
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{JSONResponse: true})
+}
+
 // ServeGenStdio serves one session of the gen server over newline-delimited
 // JSON on in and out, until in ends or ctx is cancelled.
 func ServeGenStdio(ctx context.Context, in io.Reader, out io.Writer) error {
