@@ -144,3 +144,37 @@ func TestMutateMerge(t *testing.T) {
 		t.Errorf("one shard: exit %d %s", code, errs)
 	}
 }
+
+// TestMutateFuzz: with --fuzz-every, a mutant check kills is also fuzzed
+// against the reference, and the search finds it; an equivalent one (the
+// go-sdk's content blocks escape their markup themselves, whatever the
+// encoder) leaves the search with nothing. Both in the JSON report.
+func TestMutateFuzz(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the schemata and fuzzes")
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, out, errs := mutate(t, "mutate", "--root", repoRoot, "--catalogue", "mutations/batches/bg2",
+		"--rule", "BG2-P13-prefix-counted-in-cap,BG2-J1-html-not-escaped", "--no-tests",
+		"--fuzz", "20s", "--fuzz-every", "--json", report)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the equivalent mutant survives)\n%s%s", code, out, errs)
+	}
+	rep, err := mutations.ReadReportFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, r := range rep.Results {
+		if r.Fuzz == nil || r.Fuzz.Error != "" {
+			t.Fatalf("%s: fuzz %+v\n%s", r.ID, r.Fuzz, out)
+		}
+		found[r.ID] = r.Fuzz.Found
+	}
+	if !found["BG2-P13-prefix-counted-in-cap"] || found["BG2-J1-html-not-escaped"] {
+		t.Fatalf("found %v, want the cap's mutant only\n%s", found, out)
+	}
+	if !strings.Contains(out, "fuzz: 2 mutant(s) fuzzed, 1 found; of the 1 the suite did not kill, 0 found") {
+		t.Errorf("the table's fuzz lines:\n%s", out)
+	}
+}
