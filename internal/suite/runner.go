@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
@@ -93,8 +94,11 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	if store == nil {
 		store = BoltStore{}
 	}
-	if len(s.Seed) > 0 {
-		seed, err := srv.expandJSON(env, s.Seed)
+	if len(s.Seed) > 0 || s.SeedText != "" {
+		seed, err := json.RawMessage(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace)), error(nil)
+		if s.SeedText == "" {
+			seed, err = srv.expandJSON(env, s.Seed)
+		}
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("seed: %w", err)
 		}

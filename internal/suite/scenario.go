@@ -32,8 +32,12 @@ type Scenario struct {
 	// "npx", "uvx", "uv": runtimeOk then does not depend on the machine.
 	HideCommands []string `json:"hideCommands,omitempty"`
 	// Seed is the initial store content (placeholders expanded).
-	Seed  json.RawMessage `json:"seed,omitempty"`
-	Steps []Step          `json:"steps"`
+	Seed json.RawMessage `json:"seed,omitempty"`
+	// SeedText, in place of Seed, is the initial store content as exact
+	// text: JSON a decoder would not keep as written (a key twice), given
+	// to the store as it is, {workspace} replaced.
+	SeedText string `json:"seedText,omitempty"`
+	Steps    []Step `json:"steps"`
 	// SameAs names another scenario whose golden observations this one
 	// must reproduce (its "replays" steps left out): the fidelity check.
 	SameAs string `json:"sameAs,omitempty"`
@@ -154,6 +158,9 @@ func LoadScenarios(fsys fs.FS, dir string) ([]*Scenario, error) {
 }
 
 func (s *Scenario) check() error {
+	if s.SeedText != "" && (len(s.Seed) > 0 || !json.Valid([]byte(s.SeedText))) {
+		return errors.New("seedText: valid JSON, and not beside seed")
+	}
 	for name, sv := range s.Servers {
 		if (sv.Replay == "") == (sv.Live == "") {
 			return fmt.Errorf("server %q: set exactly one of replay and live", name)

@@ -5,8 +5,12 @@
 use crate::gojson;
 use crate::mutant;
 use crate::text;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Server {
@@ -115,13 +119,19 @@ fn map_of(v: &Value, into: &mut BTreeMap<String, String>) -> Result<(), ()> {
 /// One stored server as Go decodes it (C1, C8.3); Err when a field has the
 /// wrong type.
 pub fn decode_server(v: &Value) -> Result<Server, ()> {
+    match v {
+        Value::Null => Ok(Server { enabled: true, ..Server::default() }),
+        Value::Object(o) => decode_fields(o.iter().map(|(k, f)| (k.as_str(), f)).collect()),
+        _ => Err(()),
+    }
+}
+
+/// A stored server's fields, in order, a field given twice kept twice:
+/// Go reads each in turn (a later scalar or list replaces, a later map is
+/// merged into the earlier one).
+fn decode_fields(fields: Vec<(&str, &Value)>) -> Result<Server, ()> {
     let mut s = Server::default();
-    let obj = match v {
-        Value::Null => return Ok(Server { enabled: true, ..Server::default() }),
-        Value::Object(o) => o,
-        _ => return Err(()),
-    };
-    for (k, f) in obj {
+    for &(k, f) in &fields {
         if fold_eq(k, "command") {
             string_of(f, &mut s.command)?;
         } else if fold_eq(k, "args") {
@@ -147,28 +157,62 @@ pub fn decode_server(v: &Value) -> Result<Server, ()> {
         }
     }
     let has_key = if mutant::on("RS-C1.2-enabled-folded") {
-        obj.keys().any(|k| fold_eq(k, "enabled"))
+        fields.iter().any(|(k, _)| fold_eq(k, "enabled"))
     } else {
-        obj.contains_key("enabled")
+        fields.iter().any(|(k, _)| *k == "enabled")
     };
     if !has_key && !mutant::on("RS-C1.1-disabled-by-default") {
         s.enabled = true;
     }
-    if mutant::on("RS-C1.2-null-enabled") && obj.get("enabled") == Some(&Value::Null) {
+    if mutant::on("RS-C1.2-null-enabled") && fields.iter().any(|(k, f)| *k == "enabled" && f.is_null()) {
         s.enabled = true;
     }
     Ok(s)
 }
 
+/// A JSON object's members in order, a name given twice kept twice.
+struct Members<V>(Vec<(String, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Members<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Visit<V> {
+            type Value = Members<V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(e) = m.next_entry::<String, V>()? {
+                    out.push(e);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(Visit(PhantomData))
+    }
+}
+
+/// One stored server's raw text, as decode_server reads it, its fields
+/// given twice included.
+fn decode_raw(raw: &RawValue) -> Result<Server, ()> {
+    if raw.get().trim_start().starts_with('{') {
+        let Members(fields) = serde_json::from_str::<Members<Value>>(raw.get()).map_err(|_| ())?;
+        return decode_fields(fields.iter().map(|(k, f)| (k.as_str(), f)).collect());
+    }
+    decode_server(&serde_json::from_str::<Value>(raw.get()).map_err(|_| ())?)
+}
+
 /// C8.4: the stored bytes as a configuration; what cannot be read reads as
-/// the servers decoded before the first failure.
+/// the servers decoded before the first failure. A name given twice: the
+/// later server replaces the earlier one whole (C8.3).
 pub fn decode(bytes: &[u8]) -> Config {
     let mut cfg = Config::new();
-    let Ok(Value::Object(m)) = serde_json::from_slice::<Value>(bytes) else {
+    let Ok(Members(servers)) = serde_json::from_slice::<Members<Box<RawValue>>>(bytes) else {
         return cfg;
     };
-    for (name, v) in m {
-        match decode_server(&v) {
+    for (name, raw) in servers {
+        match decode_raw(&raw) {
             Ok(s) => {
                 cfg.insert(name, s);
             }
