@@ -35,8 +35,9 @@ type Config struct {
 	// each) and, unless ReportFile is set, the report as DIR/<pid>.json.
 	ReportDir string
 	// FaultsOnce, if set, names a marker file: the faults apply only in the
-	// first process that creates it.
-	FaultsOnce string
+	// first process that creates it; the others get LaterFaults.
+	FaultsOnce  string
+	LaterFaults []Fault
 	// WhileLocked, if set, names a file: the replay ends as soon as no
 	// other process holds a lock on it.
 	WhileLocked string
@@ -77,8 +78,8 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 	opts := cfg.Options
-	if cfg.FaultsOnce != "" && len(opts.Faults) > 0 && !firstToCreate(cfg.FaultsOnce) {
-		opts.Faults = nil
+	if cfg.FaultsOnce != "" && (len(opts.Faults) > 0 || len(cfg.LaterFaults) > 0) && !firstToCreate(cfg.FaultsOnce) {
+		opts.Faults = cfg.LaterFaults
 	}
 	fx, err := LoadFixture(cfg.Fixture)
 	if err != nil {

@@ -64,6 +64,8 @@ type ServerSpec struct {
 	// FaultsOnce, for a stdio replay, applies the faults in its first
 	// process only (the reconnected process behaves).
 	FaultsOnce bool `json:"faultsOnce,omitempty"`
+	// LaterFaults, with FaultsOnce, are the faults of every later process.
+	LaterFaults []string `json:"laterFaults,omitempty"`
 	// RequireHeaders: the replay reports any request without them.
 	RequireHeaders map[string]string `json:"requireHeaders,omitempty"`
 	// RequireEnv: a stdio replay reports a missing or different variable.
@@ -177,6 +179,9 @@ func (s *Scenario) check() error {
 		}
 		if sv.LeaderExits && !sv.Grandchild {
 			return fmt.Errorf("server %q: leaderExits is for a grandchild", name)
+		}
+		if len(sv.LaterFaults) > 0 && !(sv.FaultsOnce && sv.Stdio) {
+			return fmt.Errorf("server %q: laterFaults is for a stdio replay with faultsOnce", name)
 		}
 	}
 	for i, st := range s.Steps {

@@ -125,6 +125,9 @@ func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harne
 		}
 		if sv.FaultsOnce {
 			argv = append(argv, "--faults-once", reportdir.FaultsOnce(reports, name))
+			for _, f := range sv.LaterFaults {
+				argv = append(argv, "--later-fault", f)
+			}
 		}
 		for _, k := range sortedKeys(sv.RequireEnv) {
 			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])

@@ -29,7 +29,8 @@ func runReplay(ctx context.Context, c *call) int {
 	fs.IntVar(&cfg.Options.MaxSessions, "max-sessions", replay.DefaultMaxSessions, "HTTP: live sessions kept; past it the least recently used is evicted (its client gets 404)")
 	fs.StringVar(&cfg.FaultsOnce, "faults-once", "", "apply the faults only in the first process that creates this marker file")
 	fs.StringVar(&cfg.WhileLocked, "while-locked", "", "end as soon as no other process holds a lock on this file (the harness that started the run is gone)")
-	var faults, headers, ignores listFlag
+	var faults, later, headers, ignores listFlag
+	fs.Var(&later, "later-fault", "with --faults-once: a `fault` of every process but the first, repeatable")
 	fs.Var((*listFlag)(&cfg.RequireEnv), "require-env", "stdio: an environment variable the server must get, repeatable: `NAME=VALUE`")
 	fs.Var(&faults, "fault", "`fault` to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]], hold:SELECTOR:DIR; stdio: linger:DURATION (alive past its input, deaf to SIGTERM), slow-exit:DURATION (exits and reports DURATION after its input ended)")
 	fs.Var(&headers, "require-header", "`header` every request must carry, repeatable: 'Name: value'")
@@ -42,6 +43,16 @@ func runReplay(ctx context.Context, c *call) int {
 	}
 	if code := c.replayOptions(&cfg.Options, faults, headers, ignores); code != 0 {
 		return code
+	}
+	for _, s := range later {
+		f, err := replay.ParseFault(s)
+		if err != nil {
+			return c.badUsage("--later-fault: %v", err)
+		}
+		cfg.LaterFaults = append(cfg.LaterFaults, f)
+	}
+	if len(cfg.LaterFaults) > 0 && cfg.FaultsOnce == "" {
+		return c.badUsage("--later-fault needs --faults-once")
 	}
 	out, err := replay.Run(ctx, cfg, c.stdin, c.stdout, c.stderr)
 	var setup *replay.SetupError
