@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // JSON text written where Go and JavaScript differ: keys out of order,
@@ -57,15 +56,18 @@ func (s *stream) object(ms []member) string {
 func (s *stream) jsonString(v string) string {
 	switch s.pick(6, 3, 1) {
 	case 1:
-		return minimalString(v)
+		return escapedString(v, false)
 	case 2:
-		return asciiString(v)
+		return escapedString(v, true)
 	}
 	raw, _ := json.Marshal(v)
 	return string(raw)
 }
 
-func minimalString(v string) string {
+// escapedString writes v as a JSON string: escaped only where JSON needs it
+// (controls in upper-case hex), or, with ascii, every rune outside
+// printable ASCII escaped (lower-case hex, a surrogate pair beyond the BMP).
+func escapedString(v string, ascii bool) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range v {
@@ -73,27 +75,9 @@ func minimalString(v string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r < 0x20:
+		case !ascii && r < 0x20:
 			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func asciiString(v string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range v {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r < utf8.RuneSelf:
+		case !ascii || r >= 0x20 && r < 0x7f:
 			b.WriteRune(r)
 		case r > 0xffff:
 			r -= 0x10000
