@@ -85,9 +85,6 @@ pub fn block_json(b: &Value) -> String {
     const ORDER: [&str; 13] = ["type", "text", "mimeType", "data", "resource", "uri", "name", "title",
         "description", "size", "_meta", "annotations", "icons"];
     const RESOURCE: [&str; 5] = ["uri", "mimeType", "text", "blob", "_meta"];
-    let mut out = String::from("{");
-    let mut first = true;
-    let obj = b.as_object();
     let keys: Vec<&str> = if mutant::on("RS-J1.4-sorted-fields") {
         let mut k = ORDER.to_vec();
         k.sort();
@@ -95,32 +92,16 @@ pub fn block_json(b: &Value) -> String {
     } else {
         ORDER.to_vec()
     };
-    for k in keys {
-        let Some(v) = obj.and_then(|o| o.get(k)) else { continue };
-        if is_empty(v) {
-            continue;
-        }
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        gojson::write_string(&mut out, k);
-        out.push(':');
-        if k == "resource" {
-            out.push_str(&ordered(v, &RESOURCE));
-        } else {
-            gojson::write_value(&mut out, v, None, 0);
-        }
-    }
-    out.push('}');
-    out
+    ordered(b, &keys, Some(("resource", &RESOURCE)))
 }
 
-fn ordered(v: &Value, order: &[&str]) -> String {
+/// The fields of v in order, empty ones omitted; the field named by
+/// nested, an object, in its own order.
+fn ordered(v: &Value, order: &[&str], nested: Option<(&str, &[&str])>) -> String {
     let mut out = String::from("{");
     let mut first = true;
-    for k in order {
-        let Some(f) = v.get(*k) else { continue };
+    for &k in order {
+        let Some(f) = v.get(k) else { continue };
         if is_empty(f) {
             continue;
         }
@@ -130,7 +111,10 @@ fn ordered(v: &Value, order: &[&str]) -> String {
         first = false;
         gojson::write_string(&mut out, k);
         out.push(':');
-        gojson::write_value(&mut out, f, None, 0);
+        match nested {
+            Some((name, inner)) if name == k => out.push_str(&ordered(f, inner, None)),
+            _ => gojson::write_value(&mut out, f, None, 0),
+        }
     }
     out.push('}');
     out
