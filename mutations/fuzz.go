@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/fuzz"
 )
 
 // FuzzConfig adds a phase after the confirmations: each mutant that check
@@ -86,13 +88,7 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	if x.cancelled {
 		return &FuzzResult{Error: "cancelled"}
 	}
-	var out struct {
-		Sequences int `json:"sequences"`
-		Finding   *struct {
-			Seed       uint64 `json:"seed"`
-			FoundAfter string `json:"foundAfter"`
-		} `json:"finding"`
-	}
+	var out fuzz.JSON
 	data, err := os.ReadFile(report)
 	if err == nil {
 		err = json.Unmarshal(data, &out)
