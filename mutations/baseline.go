@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // BaselineError is returned when the unmutated build fails its own check or
@@ -150,7 +152,7 @@ func (r *Runner) baselineCheck(ctx context.Context, scratch, harness string, fai
 	switch {
 	case x.cancelled:
 		return nil, x.dur, ctx.Err()
-	case x.err != nil || x.timedOut || out.Verdict != VerdictSurvived:
+	case x.err != nil || x.timedOut || out.Verdict != verdict.Survived:
 		return nil, x.dur, &BaselineError{What: "check", Output: x.out, Err: x.failure()}
 	}
 	return out.Scenarios, x.dur, nil

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // coverage is what each unit of the baseline reached — each scenario of
@@ -246,7 +248,7 @@ func (r *Runner) unitCoverage(ctx context.Context, dir string, cov *built, mod, 
 		if x.cancelled {
 			return unitProfile{}, ctx.Err()
 		}
-		if o.Verdict != VerdictSurvived {
+		if o.Verdict != verdict.Survived {
 			return unitProfile{}, &BaselineError{What: "check --run " + name + " (coverage build)", Output: x.out, Err: x.failure()}
 		}
 		dur = x.dur

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // A throwaway module with a harness whose check judges package tiny, as
@@ -391,20 +393,20 @@ func TestEndToEnd(t *testing.T) {
 			}
 			rep.Mode = ModeRules
 			type want struct {
-				suite, tests    Verdict
+				suite, tests    verdict.Verdict
 				killedBy, tkill string
 				build           string
 				reason, treason string
 			}
 			wants := map[string]want{
-				"killed":     {VerdictKilled, VerdictKilled, "01-add [0].body.sum", "TestAdd", BuildSchemata, "", ""},
-				"tests-only": {VerdictSurvived, VerdictKilled, "", "TestGreeting", BuildSchemata, "", ""},
-				"timeout":    {VerdictKilled, VerdictKilled, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
-				"crash":      {VerdictKilled, VerdictKilled, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
-				"broken":     {VerdictNotViable, VerdictNotViable, "", "", BuildSchemata, "", ""},
-				"cannot-run": {VerdictKilled, VerdictSurvived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
-				"tag":        {VerdictKilled, VerdictSurvived, "02-encode [0].body", "", BuildOwn, "", ""},
-				"unseen":     {VerdictSurvived, VerdictSurvived, "", "", BuildSchemata, "", ""},
+				"killed":     {verdict.Killed, verdict.Killed, "01-add [0].body.sum", "TestAdd", BuildSchemata, "", ""},
+				"tests-only": {verdict.Survived, verdict.Killed, "", "TestGreeting", BuildSchemata, "", ""},
+				"timeout":    {verdict.Killed, verdict.Killed, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
+				"crash":      {verdict.Killed, verdict.Killed, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
+				"broken":     {verdict.NotViable, verdict.NotViable, "", "", BuildSchemata, "", ""},
+				"cannot-run": {verdict.Killed, verdict.Survived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
+				"tag":        {verdict.Killed, verdict.Survived, "02-encode [0].body", "", BuildOwn, "", ""},
+				"unseen":     {verdict.Survived, verdict.Survived, "", "", BuildSchemata, "", ""},
 			}
 			if len(rep.Results) != len(ms) {
 				t.Fatalf("%d results for %d mutants", len(rep.Results), len(ms))
@@ -568,10 +570,10 @@ func TestConfirmation(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, u := rep.Results[0], rep.Results[1]
-	if k.Verdict != VerdictKilled || k.KilledBy != "01-add [0].body.sum" || k.Note != "" {
+	if k.Verdict != verdict.Killed || k.KilledBy != "01-add [0].body.sum" || k.Note != "" {
 		t.Errorf("killed: %s by %q, note %q", k.Verdict, k.KilledBy, k.Note)
 	}
-	if u.Verdict != VerdictSurvived || u.Note != "among other runs: killed by 03-flaky [0].status; alone: survived" {
+	if u.Verdict != verdict.Survived || u.Note != "among other runs: killed by 03-flaky [0].status; alone: survived" {
 		t.Errorf("unseen: %s, note %q", u.Verdict, u.Note)
 	}
 }
@@ -588,11 +590,11 @@ func TestProblemsOfTheHarness(t *testing.T) {
 	root := writeModule(t, tinyFiles)
 	for _, c := range []struct {
 		do      string
-		verdict Verdict
+		verdict verdict.Verdict
 		error   string
 	}{
-		{"hang", VerdictTimeout, "and so was the unmutated run"},
-		{"fail", VerdictError, "the unmutated run did not pass either: check could not run (exit 2): check: no free port"},
+		{"hang", verdict.Timeout, "and so was the unmutated run"},
+		{"fail", verdict.Error, "the unmutated run did not pass either: check could not run (exit 2): check: no free port"},
 	} {
 		t.Run(c.do, func(t *testing.T) {
 			t.Setenv("TINY_BROKEN", t.TempDir())
@@ -768,7 +770,7 @@ func TestCatalogueJudgedByCheck(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
 	for _, res := range rep.Results {
-		if res.Verdict != VerdictKilled || res.Scenario == "" || res.Path == "" || res.Tests.Verdict != "" {
+		if res.Verdict != verdict.Killed || res.Scenario == "" || res.Path == "" || res.Tests.Verdict != "" {
 			t.Errorf("%s: %s by %q (%s)", res.ID, res.Verdict, res.KilledBy, res.Error)
 		}
 		if (res.Build == BuildOwn) != (res.ID == "C1-enabled-omitempty") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // FuzzConfig adds a phase after the confirmations: each mutant that check
@@ -45,9 +46,9 @@ func (c FuzzConfig) wants(res Result) bool {
 		return false
 	}
 	switch res.Verdict {
-	case VerdictSurvived:
+	case verdict.Survived:
 		return true
-	case VerdictNotViable, VerdictError:
+	case verdict.NotViable, verdict.Error:
 		return false
 	}
 	return c.Every

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // suiteOutcome is check's verdict on one mutant.
 type suiteOutcome struct {
-	Verdict  Verdict
+	Verdict  verdict.Verdict
 	Reason   string
 	KilledBy string
 	Scenario string
@@ -42,7 +42,7 @@ func (o suiteOutcome) seen() runSeen {
 	if detail == "" {
 		detail = o.summary()
 	}
-	return runSeen{passed: o.Verdict == VerdictSurvived, timedOut: o.Reason == ReasonTimeout, detail: detail}
+	return runSeen{passed: o.Verdict == verdict.Survived, timedOut: o.Reason == ReasonTimeout, detail: detail}
 }
 
 func (o suiteOutcome) summary() string {
@@ -53,8 +53,8 @@ func (o suiteOutcome) summary() string {
 // checkReport is the part of check --json that the runner reads.
 type checkReport struct {
 	Results []struct {
-		Scenario string        `json:"scenario"`
-		Verdict  suite.Verdict `json:"verdict"`
+		Scenario string          `json:"scenario"`
+		Verdict  verdict.Verdict `json:"verdict"`
 		Diffs    []struct {
 			Path     string `json:"path"`
 			Want     string `json:"want"`
@@ -78,12 +78,12 @@ func readCheckReport(name string) (*checkReport, error) {
 // when there is none.
 func (rep *checkReport) kill(o *suiteOutcome) bool {
 	for _, res := range rep.Results {
-		if res.Verdict != suite.Fail {
+		if res.Verdict != verdict.Fail {
 			continue
 		}
 		for _, d := range res.Diffs {
 			if !d.Accepted {
-				o.Verdict = VerdictKilled
+				o.Verdict = verdict.Killed
 				o.Scenario, o.Path, o.Want, o.Got = res.Scenario, d.Path, clipValue(d.Want), clipValue(d.Got)
 				o.KilledBy = res.Scenario + " " + d.Path
 				return true
@@ -137,7 +137,7 @@ func (r *Runner) check(ctx context.Context, timeout time.Duration, scratch, harn
 	first := x.dur
 	x, o = r.checkOnce(ctx, timeout, scratch, harness, id, "", runOnly(m[2]), nil)
 	x.dur += first
-	if o.Verdict == VerdictSurvived && !x.cancelled {
+	if o.Verdict == verdict.Survived && !x.cancelled {
 		// The scenario passed alone: the whole check decides.
 		second := x.dur
 		x, o = r.checkOnce(ctx, timeout, scratch, harness, id, "", filter, nil)
@@ -179,12 +179,12 @@ func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, 
 func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 	var o suiteOutcome
 	if x.timedOut {
-		o.Verdict, o.Reason = VerdictKilled, ReasonTimeout
+		o.Verdict, o.Reason = verdict.Killed, ReasonTimeout
 		return o
 	}
 	code := x.exitCode()
 	if code < 0 {
-		o.Verdict, o.Error = VerdictError, x.err.Error()
+		o.Verdict, o.Error = verdict.Error, x.err.Error()
 		return o
 	}
 	rep, rerr := readCheckReport(report)
@@ -193,20 +193,20 @@ func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 	}
 	switch {
 	case code == 0:
-		o.Verdict = VerdictSurvived
+		o.Verdict = verdict.Survived
 	case code == 1 && rep.kill(&o):
 	case code == 1:
-		o.Verdict = VerdictError
+		o.Verdict = verdict.Error
 		o.Error = "check exited 1 but its JSON names no failing scenario with a difference"
 		if rerr != nil {
 			o.Error += " (" + rerr.Error() + ")"
 		}
 		o.Error += ": " + tail(x.out, 600)
 	case r.inProcess && rerr != nil && crashOf(x.out) != "":
-		o.Verdict, o.Reason = VerdictKilled, reasonCrash+crashOf(x.out)
+		o.Verdict, o.Reason = verdict.Killed, reasonCrash+crashOf(x.out)
 	default:
 		first, all := rep.couldNotRun(code, x.out)
-		o.Verdict, o.Reason, o.why = VerdictKilled, reasonCannotRun+first, all
+		o.Verdict, o.Reason, o.why = verdict.Killed, reasonCannotRun+first, all
 	}
 	return o
 }
@@ -244,7 +244,7 @@ func (r *Runner) testPhases(ctx context.Context, bin string, p *pkgTests, phases
 			return true
 		}
 	}
-	t.Verdict = VerdictSurvived
+	t.Verdict = verdict.Survived
 	return true
 }
 
@@ -252,7 +252,7 @@ func (r *Runner) testPhases(ctx context.Context, bin string, p *pkgTests, phases
 // first failing test (its most specific subtest), by a timeout or by a
 // crash outside any test; error when the build refused the mutant.
 func testsFailed(x execResult, t *TestsResult) {
-	t.Verdict = VerdictKilled
+	t.Verdict = verdict.Killed
 	if x.timedOut || strings.Contains(x.out, "panic: test timed out after") {
 		t.Reason = ReasonTimeout
 		return
@@ -262,7 +262,7 @@ func testsFailed(x execResult, t *TestsResult) {
 	switch {
 	case t.KilledBy != "":
 	case strings.Contains(x.out, "no such mutant in this build") || strings.Contains(x.out, "always active"):
-		t.Verdict, t.Error = VerdictError, "the build refused the mutant: "+tail(x.out, 1000)
+		t.Verdict, t.Error = verdict.Error, "the build refused the mutant: "+tail(x.out, 1000)
 	case crashOf(x.out) != "":
 		t.Reason = reasonCrash + crashOf(x.out)
 	default:

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // ReportVersion is the version of the JSON report format.
@@ -53,7 +55,7 @@ type Result struct {
 	Build     string `json:"build"`
 	BuildNote string `json:"buildNote,omitempty"`
 
-	Verdict Verdict `json:"verdict"`
+	Verdict verdict.Verdict `json:"verdict"`
 	// Reason is why a mutant is killed with no difference named: "crash:
 	// <the panic>" or "timeout" (verdict.go).
 	Reason string `json:"reason,omitempty"`
@@ -81,8 +83,8 @@ type Result struct {
 
 // TestsResult is the verdict of a package's Go tests on a mutant.
 type TestsResult struct {
-	Verdict Verdict `json:"verdict,omitempty"`
-	Reason  string  `json:"reason,omitempty"`
+	Verdict verdict.Verdict `json:"verdict,omitempty"`
+	Reason  string          `json:"reason,omitempty"`
 	// KilledBy is the failing test credited with the kill (the first
 	// --- FAIL:), Failed every failing test.
 	KilledBy string   `json:"killedBy,omitempty"`
@@ -152,7 +154,7 @@ func sortResults(rs []Result) {
 
 // finish recomputes the summaries from the results.
 func (r *Report) finish() {
-	var suite, tests []Verdict
+	var suite, tests []verdict.Verdict
 	for _, res := range r.Results {
 		suite = append(suite, res.Verdict)
 		if res.Tests.Verdict != "" {
@@ -168,19 +170,19 @@ func (r *Report) finish() {
 	}
 }
 
-func summarize(vs []Verdict) Summary {
+func summarize(vs []verdict.Verdict) Summary {
 	s := Summary{Total: len(vs)}
 	for _, v := range vs {
 		switch v {
-		case VerdictKilled:
+		case verdict.Killed:
 			s.Killed++
-		case VerdictSurvived:
+		case verdict.Survived:
 			s.Survived++
-		case VerdictTimeout:
+		case verdict.Timeout:
 			s.Timeout++
-		case VerdictNotCovered:
+		case verdict.NotCovered:
 			s.NotCovered++
-		case VerdictNotViable:
+		case verdict.NotViable:
 			s.NotViable++
 		default:
 			s.Error++
@@ -371,7 +373,7 @@ func (r *Report) score(s Summary) string {
 // rule.
 func (r *Report) writeTestNotes(w io.Writer) {
 	for _, res := range r.Results {
-		if res.Tests.Verdict != VerdictKilled || res.Tests.KilledBy == "" || res.Tests.Run != "(all)" {
+		if res.Tests.Verdict != verdict.Killed || res.Tests.KilledBy == "" || res.Tests.Run != "(all)" {
 			continue
 		}
 		if res.Tests.Filter == "" {
@@ -387,14 +389,14 @@ func (r *Report) writeTestNotes(w io.Writer) {
 func (r *Report) writeMissed(w io.Writer) {
 	for _, res := range r.Results {
 		v := res.Verdict
-		if v == VerdictKilled || v == VerdictNotViable && r.Mode == ModeOperators {
+		if v == verdict.Killed || v == verdict.NotViable && r.Mode == ModeOperators {
 			continue
 		}
 		fmt.Fprintf(w, "%s %s (%s:%d): %s\n", strings.ToUpper(string(v)), res.ID, res.File, res.Line, res.Why)
 		if res.Error != "" {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(tail(res.Error, 600), "\n", "\n    "))
 		}
-		if res.Tests.Verdict == VerdictKilled {
+		if res.Tests.Verdict == verdict.Killed {
 			fmt.Fprintf(w, "    impl tests: killed by %s (only the Go reference is protected)\n", dash(res.Tests.KilledBy))
 		}
 	}
@@ -412,7 +414,7 @@ func (r *Report) writeFuzz(w io.Writer) {
 		if res.Fuzz.Found {
 			found++
 		}
-		if res.Verdict == VerdictSurvived {
+		if res.Verdict == verdict.Survived {
 			missed++
 			if res.Fuzz.Found {
 				caught++

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 func syntheticMutants(n int) []Mutant {
@@ -70,25 +72,25 @@ func sampleReport() *Report {
 		Started: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), Elapsed: 42.5,
 		Baselines: []Baseline{{Name: "build", Seconds: 3.2}, {Name: "check", Seconds: 1.5, Timeout: 34.5}, {Name: "tests ./impl", Seconds: 2.5, Timeout: 37.5}},
 		Results: []Result{
-			{Index: 0, ID: "P7-no-trim", Rule: "P7", File: "impl/names.go", Line: 16, Why: "trim", Build: BuildSchemata, Verdict: VerdictKilled,
+			{Index: 0, ID: "P7-no-trim", Rule: "P7", File: "impl/names.go", Line: 16, Why: "trim", Build: BuildSchemata, Verdict: verdict.Killed,
 				KilledBy: "01-pure [0].body.tools[0].name", Scenario: "01-pure", Path: "[0].body.tools[0].name", Want: `"mcp__My_Server__audio"`, Got: `"mcp__My_Server___audio"`,
-				CheckTime: 1.1, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestP7_Names/P7_sanitize/__x__", Failed: []string{"TestP7_Names", "TestP7_Names/P7_sanitize/__x__"},
+				CheckTime: 1.1, Tests: TestsResult{Verdict: verdict.Killed, KilledBy: "TestP7_Names/P7_sanitize/__x__", Failed: []string{"TestP7_Names", "TestP7_Names/P7_sanitize/__x__"},
 					Filter: "^(TestP7_Names)$", Run: "^(TestP7_Names)$", Time: 0.4}, Time: 1.2},
 			{Index: 1, ID: "C1-enabled-omitempty", Rule: "C1", File: "impl/config.go", Line: 22, Why: "omitempty", Build: BuildOwn, BuildNote: "in a type declaration",
-				Verdict: VerdictSurvived, CheckTime: 1.5, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestC1_X", Filter: "^(TestC1_Y)$", Run: "(all)", Time: 3}, Time: 6.5},
-			{Index: 2, ID: "P10-unbounded", Rule: "P10", File: "impl/call.go", Line: 37, Why: "bounded", Build: BuildSchemata, Verdict: VerdictTimeout,
-				Error: "past its bound of 35s, and so was the unmutated run", CheckTime: 35, Tests: TestsResult{Verdict: VerdictKilled, KilledBy: "TestP10_CallBounded", Time: 0.5}, Time: 35},
-			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: BuildSchemata, Verdict: VerdictNotViable,
-				Error: "does not compile: x", Tests: TestsResult{Verdict: VerdictNotViable, Error: "does not compile: x"}},
-			{Index: 4, ID: "P14-unsorted", Rule: "P14", File: "impl/tools.go", Line: 91, Why: "sorted", Build: BuildSchemata, Verdict: VerdictNotCovered,
-				Tests: TestsResult{Verdict: VerdictSurvived, Time: 2}, Time: 2},
-			{Index: 5, ID: "P3-unlock", Rule: "P3", File: "impl/pool.go", Line: 12, Why: "unlock", Build: BuildSchemata, Verdict: VerdictKilled,
+				Verdict: verdict.Survived, CheckTime: 1.5, Tests: TestsResult{Verdict: verdict.Killed, KilledBy: "TestC1_X", Filter: "^(TestC1_Y)$", Run: "(all)", Time: 3}, Time: 6.5},
+			{Index: 2, ID: "P10-unbounded", Rule: "P10", File: "impl/call.go", Line: 37, Why: "bounded", Build: BuildSchemata, Verdict: verdict.Timeout,
+				Error: "past its bound of 35s, and so was the unmutated run", CheckTime: 35, Tests: TestsResult{Verdict: verdict.Killed, KilledBy: "TestP10_CallBounded", Time: 0.5}, Time: 35},
+			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: BuildSchemata, Verdict: verdict.NotViable,
+				Error: "does not compile: x", Tests: TestsResult{Verdict: verdict.NotViable, Error: "does not compile: x"}},
+			{Index: 4, ID: "P14-unsorted", Rule: "P14", File: "impl/tools.go", Line: 91, Why: "sorted", Build: BuildSchemata, Verdict: verdict.NotCovered,
+				Tests: TestsResult{Verdict: verdict.Survived, Time: 2}, Time: 2},
+			{Index: 5, ID: "P3-unlock", Rule: "P3", File: "impl/pool.go", Line: 12, Why: "unlock", Build: BuildSchemata, Verdict: verdict.Killed,
 				Reason: "crash: fatal error: sync: unlock of unlocked mutex", CheckTime: 0.5,
-				Tests: TestsResult{Verdict: VerdictKilled, Reason: "crash: fatal error: sync: unlock of unlocked mutex", Time: 0.3}, Time: 0.8},
-			{Index: 6, ID: "P4-spin", Rule: "P4", File: "impl/pool.go", Line: 40, Why: "spin", Build: BuildSchemata, Verdict: VerdictKilled,
-				Reason: ReasonTimeout, CheckTime: 40, Tests: TestsResult{Verdict: VerdictKilled, Reason: ReasonTimeout, Time: 40}, Time: 80},
-			{Index: 7, ID: "P5-port", Rule: "P5", File: "impl/pool.go", Line: 50, Why: "port", Build: BuildSchemata, Verdict: VerdictError,
-				Error: "check could not run (exit 2): 05-calls: address in use", CheckTime: 1, Tests: TestsResult{Verdict: VerdictSurvived, Time: 2}, Time: 3},
+				Tests: TestsResult{Verdict: verdict.Killed, Reason: "crash: fatal error: sync: unlock of unlocked mutex", Time: 0.3}, Time: 0.8},
+			{Index: 6, ID: "P4-spin", Rule: "P4", File: "impl/pool.go", Line: 40, Why: "spin", Build: BuildSchemata, Verdict: verdict.Killed,
+				Reason: ReasonTimeout, CheckTime: 40, Tests: TestsResult{Verdict: verdict.Killed, Reason: ReasonTimeout, Time: 40}, Time: 80},
+			{Index: 7, ID: "P5-port", Rule: "P5", File: "impl/pool.go", Line: 50, Why: "port", Build: BuildSchemata, Verdict: verdict.Error,
+				Error: "check could not run (exit 2): 05-calls: address in use", CheckTime: 1, Tests: TestsResult{Verdict: verdict.Survived, Time: 2}, Time: 3},
 		},
 	}
 	r.finish()
@@ -150,7 +152,7 @@ func TestSummaryAndExitCode(t *testing.T) {
 	if c := r.ExitCode(0); c != 0 {
 		t.Errorf("exit %d with all killed", c)
 	}
-	for _, v := range []Verdict{VerdictNotCovered, VerdictNotViable, VerdictError, VerdictTimeout} {
+	for _, v := range []verdict.Verdict{verdict.NotCovered, verdict.NotViable, verdict.Error, verdict.Timeout} {
 		r.Results = append(r.Results[:1], Result{ID: "n", Verdict: v})
 		r.finish()
 		if c := r.ExitCode(0); c != 1 {
@@ -161,8 +163,8 @@ func TestSummaryAndExitCode(t *testing.T) {
 	if c := r.ExitCode(0); c != 130 {
 		t.Errorf("exit %d when interrupted", c)
 	}
-	op := &Report{Mode: ModeOperators, Results: []Result{{ID: "a", Verdict: VerdictKilled}, {ID: "b", Verdict: VerdictError},
-		{ID: "c", Verdict: VerdictSurvived}, {ID: "d", Verdict: VerdictNotViable}}}
+	op := &Report{Mode: ModeOperators, Results: []Result{{ID: "a", Verdict: verdict.Killed}, {ID: "b", Verdict: verdict.Error},
+		{ID: "c", Verdict: verdict.Survived}, {ID: "d", Verdict: verdict.NotViable}}}
 	op.finish()
 	if op.Summary.Score != 0.5 {
 		t.Errorf("operator score %v, want 0.5 (errors and mutants not viable left out)", op.Summary.Score)

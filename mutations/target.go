@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // ModeTarget is the mode of a run of a target's own mutants.
@@ -199,7 +200,7 @@ func (t *targetRun) baseline(ctx context.Context) error {
 	if x.cancelled {
 		return ctx.Err()
 	}
-	if o.Verdict != VerdictSurvived {
+	if o.Verdict != verdict.Survived {
 		return &BaselineError{What: "check of " + t.tf.Dir, Output: x.out, Err: fmt.Errorf("check of the unmutated target: %s %s%s", o.Verdict, o.KilledBy, o.Error)}
 	}
 	t.timeout = t.r.lim.timeout(check)
@@ -249,10 +250,10 @@ func (x *targetTrial) run(ctx context.Context, _ int) bool {
 	case ctx.Err() != nil:
 		return false
 	case errors.As(err, &nv):
-		x.res.Verdict, x.res.Error = VerdictNotViable, err.Error()
+		x.res.Verdict, x.res.Error = verdict.NotViable, err.Error()
 		return true
 	case err != nil:
-		x.res.Verdict, x.res.Error = VerdictError, err.Error()
+		x.res.Verdict, x.res.Error = verdict.Error, err.Error()
 		return true
 	}
 	passes := [][]string{nil}
@@ -353,7 +354,7 @@ func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes 
 			return o, false
 		}
 		res.setSuite(o, x.dur)
-		if res.Verdict != VerdictSurvived {
+		if res.Verdict != verdict.Survived {
 			break
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // Parts of a mutant's trial.
@@ -63,8 +65,8 @@ func (s *session) plan(bs *schemataBuild, ms []Mutant) []trial {
 			t.own = &ownBuild{dir: filepath.Join(s.tmp, "own-"+strconv.Itoa(m.Index))}
 		}
 		if why, ok := bs.broken[m.ID]; ok {
-			t.res.Verdict, t.res.Error = VerdictNotViable, why
-			t.res.Tests = TestsResult{Verdict: VerdictNotViable, Error: why}
+			t.res.Verdict, t.res.Error = verdict.NotViable, why
+			t.res.Tests = TestsResult{Verdict: verdict.NotViable, Error: why}
 			continue
 		}
 		t.kinds = []int{partSuite}
@@ -168,11 +170,11 @@ func (t *mutantTrial) ownBinaries(ctx context.Context) *built {
 }
 
 // failure is the verdict of a mutant whose own build failed.
-func (o *ownBuild) failure() (Verdict, string) {
+func (o *ownBuild) failure() (verdict.Verdict, string) {
 	if o.broken != "" {
-		return VerdictNotViable, o.broken
+		return verdict.NotViable, o.broken
 	}
-	return VerdictError, o.err.Error()
+	return verdict.Error, o.err.Error()
 }
 
 // scratch makes a folder of the run's temporary one.
@@ -216,12 +218,12 @@ func (t *mutantTrial) testsTimeout() time.Duration {
 func (t *mutantTrial) runSuite(ctx context.Context, harness string) bool {
 	run, covered := t.suiteFilter()
 	if !covered {
-		t.res.Verdict = VerdictNotCovered
+		t.res.Verdict = verdict.NotCovered
 		return true
 	}
 	scratch, err := t.scratch("check-")
 	if err != nil {
-		t.res.Verdict, t.res.Error = VerdictError, err.Error()
+		t.res.Verdict, t.res.Error = verdict.Error, err.Error()
 		return true
 	}
 	defer os.RemoveAll(scratch)
@@ -241,19 +243,19 @@ func (t *mutantTrial) runSuite(ctx context.Context, harness string) bool {
 func (t *mutantTrial) confirmSuite(ctx context.Context, harness string) bool {
 	scratch, err := t.scratch("confirm-")
 	if err != nil {
-		t.res.Verdict, t.res.Error = VerdictError, err.Error()
+		t.res.Verdict, t.res.Error = verdict.Error, err.Error()
 		return true
 	}
 	defer os.RemoveAll(scratch)
 	// The suite's fields only: the tests' are confirmed meanwhile.
 	first := suiteSeen{t.res.Verdict, t.res.Scenario, t.res.Reason, t.res.summary()}
-	if first.verdict == VerdictKilled && first.scenario != "" {
+	if first.verdict == verdict.Killed && first.scenario != "" {
 		x, again := t.s.r.checkOnce(ctx, t.s.base.checkTimeout, scratch, harness, t.m.ID, "", runOnly(first.scenario), nil)
 		if x.cancelled {
 			return false
 		}
 		t.res.CheckTime += SecondsOf(x.dur)
-		if again.Verdict == VerdictKilled && again.Scenario != "" {
+		if again.Verdict == verdict.Killed && again.Scenario != "" {
 			t.res.setSuite(again, 0)
 			return true
 		}
@@ -278,7 +280,7 @@ func (t *mutantTrial) confirmSuite(ctx context.Context, harness string) bool {
 
 // suiteSeen is the suite's verdict seen among other runs.
 type suiteSeen struct {
-	verdict                   Verdict
+	verdict                   verdict.Verdict
 	scenario, reason, summary string
 }
 
@@ -287,7 +289,7 @@ type suiteSeen struct {
 func (t *mutantTrial) checkAlone(ctx context.Context, scratch, harness string) (execResult, suiteOutcome) {
 	run, _ := t.suiteFilter()
 	x, o := t.s.r.check(ctx, t.checkTimeout(), scratch, harness, t.m.ID, run, t.s.base.failfast, true)
-	if (o.Verdict == VerdictError || strings.HasPrefix(o.Reason, reasonCannotRun)) && !x.cancelled {
+	if (o.Verdict == verdict.Error || strings.HasPrefix(o.Reason, reasonCannotRun)) && !x.cancelled {
 		t.res.CheckTime += SecondsOf(x.dur)
 		x, o = t.s.r.check(ctx, t.checkTimeout(), scratch, harness, t.m.ID, run, t.s.base.failfast, true)
 	}
@@ -315,12 +317,12 @@ func (t *mutantTrial) runTests(ctx context.Context, bin string) bool {
 	tr := &t.res.Tests
 	phases, covered := t.testPlan()
 	if !covered {
-		tr.Verdict = VerdictNotCovered
+		tr.Verdict = verdict.NotCovered
 		return true
 	}
 	scratch, err := t.scratch("tests-")
 	if err != nil {
-		tr.Verdict, tr.Error = VerdictError, err.Error()
+		tr.Verdict, tr.Error = verdict.Error, err.Error()
 		return true
 	}
 	defer os.RemoveAll(scratch)
@@ -356,18 +358,18 @@ func (t *mutantTrial) confirmTests(ctx context.Context, bin string) bool {
 	tr := &t.res.Tests
 	scratch, err := t.scratch("confirm-")
 	if err != nil {
-		tr.Verdict, tr.Error = VerdictError, err.Error()
+		tr.Verdict, tr.Error = verdict.Error, err.Error()
 		return true
 	}
 	defer os.RemoveAll(scratch)
 	r := t.s.r
 	again := TestsResult{Filter: tr.Filter, Time: tr.Time}
-	if tr.Verdict == VerdictKilled && tr.KilledBy != "" {
+	if tr.Verdict == verdict.Killed && tr.KilledBy != "" {
 		top, _, _ := strings.Cut(tr.KilledBy, "/")
 		if !r.testPhases(ctx, bin, t.pkg, []string{"^" + regexp.QuoteMeta(top) + "$"}, t.m.ID, scratch, t.pkg.timeout, &again) {
 			return false
 		}
-		if again.Verdict == VerdictKilled && again.KilledBy != "" {
+		if again.Verdict == verdict.Killed && again.KilledBy != "" {
 			tr.Time = again.Time
 			return true
 		}
@@ -397,7 +399,7 @@ func (t *mutantTrial) settleTests(ctx context.Context, scratch string, phases []
 		return false
 	}
 	tr.Time += u.Time
-	unmutated := runSeen{passed: u.Verdict == VerdictSurvived, timedOut: u.Reason == ReasonTimeout, detail: strings.TrimSpace(u.short() + " " + u.Error)}
+	unmutated := runSeen{passed: u.Verdict == verdict.Survived, timedOut: u.Reason == ReasonTimeout, detail: strings.TrimSpace(u.short() + " " + u.Error)}
 	tr.Verdict, tr.Reason, tr.Error = settle(ReasonTimeout, runSeen{timedOut: true}, unmutated, bound)
 	return true
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // harness is this test binary: TestMain runs the subcommands that stdio
@@ -172,7 +173,7 @@ func TestFindShrinkWrite(t *testing.T) {
 		t.Fatalf("the scenario written does not load: %v", err)
 	}
 	golden := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
-	for target, want := range map[suite.Target]suite.Verdict{suite.RefTarget{}: suite.Pass, bad: suite.Fail} {
+	for target, want := range map[suite.Target]verdict.Verdict{suite.RefTarget{}: verdict.Pass, bad: verdict.Fail} {
 		cfg := suite.Config{Target: target, Harness: harness(t)}
 		if res := suite.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {
 			t.Errorf("%s on %s: %s, want %s (%v)", w.Scenario, target.Name(), res.Verdict, want, res.Diffs)

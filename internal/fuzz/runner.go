@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // Judge runs a scenario on both sides and judges the target (Runner does).
@@ -34,7 +35,7 @@ type Outcome struct {
 
 // Diverged reports whether the target differs where no deviation
 // accepts it.
-func (o Outcome) Diverged() bool { return o.Result.Verdict == suite.Fail }
+func (o Outcome) Diverged() bool { return o.Result.Verdict == verdict.Fail }
 
 // errStopped is a run cut short by its context (the fuzz's time is up).
 var errStopped = errors.New("stopped")
@@ -50,7 +51,7 @@ func (r *Runner) Run(ctx context.Context, sc *suite.Scenario) (Outcome, error) {
 	if ctx.Err() != nil {
 		return Outcome{}, errStopped
 	}
-	if res.Verdict == suite.Error || res.Verdict == suite.Skipped {
+	if res.Verdict == verdict.Error || res.Verdict == verdict.Skipped {
 		return Outcome{}, fmt.Errorf("target %s: %s", r.Target.Target.Name(), res.Err)
 	}
 	return Outcome{Golden: golden, Result: res}, nil

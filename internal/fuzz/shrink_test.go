@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // fakeJudge says a scenario diverges at its first step that bad accepts.
@@ -20,10 +21,10 @@ func (j *fakeJudge) Run(_ context.Context, sc *suite.Scenario) (Outcome, error) 
 	for i, st := range sc.Steps {
 		if j.bad(st) {
 			d := suite.Diff{Path: fmt.Sprintf("[%d].status", i), Step: st.Name, Want: "200", Got: "500"}
-			return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: suite.Fail, Diffs: []suite.Diff{d}}}, nil
+			return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Fail, Diffs: []suite.Diff{d}}}, nil
 		}
 	}
-	return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: suite.Pass}}, nil
+	return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Pass}}, nil
 }
 
 // firstDiverging finds, from seed 1 on, a generated program the judge

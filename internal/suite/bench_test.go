@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // BenchmarkCheck is the whole `check` against the embedded reference: every
@@ -21,7 +22,7 @@ func BenchmarkCheck(b *testing.B) {
 	cfg := suite.Config{Target: suite.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
 	for b.Loop() {
 		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil) {
-			if r.Verdict != suite.Pass {
+			if r.Verdict != verdict.Pass {
 				b.Fatalf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
 			}
 		}

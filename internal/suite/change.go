@@ -26,8 +26,8 @@ func (m *Change) Step() Step {
 	return Step{Name: exp.Step, Method: m.Method, Path: m.Path, Body: m.Body, Store: true, Expect: &exp}
 }
 
-// LoadChanges reads every *.json of dir in fsys, sorted by name.
-func LoadChanges(fsys fs.FS, dir string) ([]*Change, error) {
+// loadChanges reads every *.json of dir in fsys, sorted by name.
+func loadChanges(fsys fs.FS, dir string) ([]*Change, error) {
 	all := func(string) bool { return true }
 	return loadDir(fsys, dir, all, func(m *Change, name string) error {
 		m.Name = name

@@ -8,19 +8,8 @@ import (
 	"io"
 	"regexp"
 	"time"
-)
 
-// Verdict is a scenario's outcome against a target, as check, matrix,
-// diff and mutate report it (the JSON of check --json).
-type Verdict string
-
-// Verdicts of a scenario.
-const (
-	Pass     Verdict = "pass"     // equal to the golden observations
-	Accepted Verdict = "accepted" // differs only where the target declared it may
-	Fail     Verdict = "fail"     // a divergence
-	Error    Verdict = "error"    // the harness or the target could not run
-	Skipped  Verdict = "skipped"  // not run: an earlier failure stopped the check (FailFast)
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // DefaultParallel is how many scenarios Check runs at once: each has its
@@ -29,12 +18,12 @@ const DefaultParallel = 8
 
 // Result is one scenario's outcome.
 type Result struct {
-	Scenario string        `json:"scenario"`
-	Verdict  Verdict       `json:"verdict"`
-	Diffs    []Diff        `json:"diffs,omitempty"`
-	Err      string        `json:"error,omitempty"`
-	Logs     string        `json:"logs,omitempty"`
-	Duration time.Duration `json:"duration"`
+	Scenario string          `json:"scenario"`
+	Verdict  verdict.Verdict `json:"verdict"`
+	Diffs    []Diff          `json:"diffs,omitempty"`
+	Err      string          `json:"error,omitempty"`
+	Logs     string          `json:"logs,omitempty"`
+	Duration time.Duration   `json:"duration"`
 	// Observed is the normalized observation, as a golden file holds it.
 	Observed []byte `json:"-"`
 }
@@ -99,16 +88,16 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 				defer func() { <-slots }()
 			}
 			if ctx.Err() != nil {
-				results[i] = Result{Scenario: s.ID(), Verdict: Skipped}
+				results[i] = Result{Scenario: s.ID(), Verdict: verdict.Skipped}
 				return
 			}
 			start := time.Now()
 			res := checkOne(ctx, cfg, s, golden, deviations)
 			res.Duration = time.Since(start).Round(time.Millisecond)
-			if res.Verdict == Error && ctx.Err() != nil {
-				res = Result{Scenario: s.ID(), Verdict: Skipped, Duration: res.Duration}
+			if res.Verdict == verdict.Error && ctx.Err() != nil {
+				res = Result{Scenario: s.ID(), Verdict: verdict.Skipped, Duration: res.Duration}
 			}
-			if res.Verdict == Fail && cfg.FailFast {
+			if res.Verdict == verdict.Fail && cfg.FailFast {
 				stop()
 			}
 			results[i] = res
@@ -141,9 +130,9 @@ func startOrder(scenarios []*Scenario) []int {
 
 func summary(r Result) string {
 	switch r.Verdict {
-	case Error:
+	case verdict.Error:
 		return "  " + r.Err
-	case Fail, Accepted:
+	case verdict.Fail, verdict.Accepted:
 		n := 0
 		for _, d := range r.Diffs {
 			if !d.Accepted {
@@ -160,12 +149,12 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	res.Logs = logs
 	if err != nil {
-		res.Verdict, res.Err = Error, err.Error()
+		res.Verdict, res.Err = verdict.Error, err.Error()
 		return res
 	}
 	res.Observed, err = EncodeObservations(obs)
 	if err != nil {
-		res.Verdict, res.Err = Error, err.Error()
+		res.Verdict, res.Err = verdict.Error, err.Error()
 		return res
 	}
 	// Declared expectations (the config changes) first: they are the spec.
@@ -182,16 +171,16 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 	goldenName := s.goldenID()
 	want, err := golden(goldenName)
 	if err != nil {
-		res.Verdict, res.Err = Error, fmt.Sprintf("golden file: %v", err)
+		res.Verdict, res.Err = verdict.Error, fmt.Sprintf("golden file: %v", err)
 		return res
 	}
 	if s.SameAs == "" && len(res.Diffs) == 0 && bytes.Equal(want, res.Observed) {
-		res.Verdict = Pass // the golden file's own bytes: nothing to compare
+		res.Verdict = verdict.Pass // the golden file's own bytes: nothing to compare
 		return res
 	}
 	var wantObs []Observation
 	if err := json.Unmarshal(want, &wantObs); err != nil {
-		res.Verdict, res.Err = Error, fmt.Sprintf("golden file %s: %v", goldenName, err)
+		res.Verdict, res.Err = verdict.Error, fmt.Sprintf("golden file %s: %v", goldenName, err)
 		return res
 	}
 	if s.SameAs != "" {
@@ -207,13 +196,13 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 		}
 		res.Diffs = append(res.Diffs, d)
 	}
-	res.Verdict = Pass
+	res.Verdict = verdict.Pass
 	for _, d := range res.Diffs {
 		if !d.Accepted {
-			res.Verdict = Fail
+			res.Verdict = verdict.Fail
 			break
 		}
-		res.Verdict = Accepted
+		res.Verdict = verdict.Accepted
 	}
 	return res
 }
@@ -261,9 +250,9 @@ func EncodeObservations(obs []Observation) ([]byte, error) {
 func Failed(results []Result) (diverged, errored bool) {
 	for _, r := range results {
 		switch r.Verdict {
-		case Fail:
+		case verdict.Fail:
 			diverged = true
-		case Error:
+		case verdict.Error:
 			errored = true
 		}
 	}

@@ -12,8 +12,8 @@ import (
 
 var rulePattern = regexp.MustCompile(`^(C[1-8]|P1[0-7]|P[1-9])$`)
 
-// IsPoolRule reports whether id is a rule of docs/rules.md (C1…C8, P1…P17).
-func IsPoolRule(id string) bool { return rulePattern.MatchString(id) }
+// isPoolRule reports whether id is a rule of docs/rules.md (C1…C8, P1…P17).
+func isPoolRule(id string) bool { return rulePattern.MatchString(id) }
 
 // clauses are the clause ids of the specification (docs/rules.md,
 // docs/contract.md), in order: what a step's rules name.
@@ -21,10 +21,10 @@ var clauses = docs.Clauses()
 
 func validClause(id string) bool { return slices.Contains(clauses, id) }
 
-// SpecRules lists every rule of the specification that has clauses, in
+// specRules lists every rule of the specification that has clauses, in
 // the order of docs/rules.md then docs/contract.md: C1…C8, P1…P17, J1, T1,
 // S1, H1…H4.
-func SpecRules() []string {
+func specRules() []string {
 	var out []string
 	for _, c := range clauses {
 		if r := docs.Rule(c); !slices.Contains(out, r) {
@@ -35,7 +35,7 @@ func SpecRules() []string {
 }
 
 // IsSpecRule reports whether id is one of SpecRules.
-func IsSpecRule(id string) bool { return slices.Contains(SpecRules(), id) }
+func IsSpecRule(id string) bool { return slices.Contains(specRules(), id) }
 
 // PoolRules lists the rules of docs/rules.md in order: C1…C8, P1…P17.
 func PoolRules() []string {

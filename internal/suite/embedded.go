@@ -9,7 +9,7 @@ import (
 func EmbeddedScenarios() ([]*Scenario, error) { return LoadScenarios(scenarios.Files, ".") }
 
 // EmbeddedChanges are the sixteen config changes built into the binary.
-func EmbeddedChanges() ([]*Change, error) { return LoadChanges(scenarios.Files, "changes") }
+func EmbeddedChanges() ([]*Change, error) { return loadChanges(scenarios.Files, "changes") }
 
 // EmbeddedGolden reads the golden files built into the binary.
 func EmbeddedGolden(scenario string) ([]byte, error) {

@@ -20,8 +20,8 @@ const (
 	CompareStatus = "status"
 )
 
-// Answered is the body of an answer compared as CompareAnswered.
-const Answered = "answered below 500"
+// answered is the body of an answer compared as CompareAnswered.
+const answered = "answered below 500"
 
 func validCompare(c string) bool {
 	switch c {
@@ -43,7 +43,7 @@ func loosen(o *Observation, mode string) {
 		o.Body = refusalBody(o.Body)
 	case CompareAnswered:
 		if o.Status < 500 {
-			o.Status, o.Headers, o.Body = 0, nil, Answered
+			o.Status, o.Headers, o.Body = 0, nil, answered
 		}
 	case CompareStatus:
 		o.Headers, o.Body = nil, nil

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // Column is one implementation's results in a matrix, in scenario order.
@@ -26,7 +28,7 @@ type Matrix struct {
 
 // Cell is what one implementation did in one scenario.
 type Cell struct {
-	Verdict Verdict // "" not run
+	Verdict verdict.Verdict // "" not run
 	// Short is one line: the first difference, the reasons of the accepted
 	// ones, or the error.
 	Short string
@@ -37,7 +39,7 @@ type Cell struct {
 // Cell returns the cell of column c for scenario s.
 func (m *Matrix) Cell(c Column, s string) Cell {
 	if c.Err != "" {
-		return Cell{Verdict: Error} // the column's error is said once
+		return Cell{Verdict: verdict.Error} // the column's error is said once
 	}
 	for _, r := range c.Results {
 		if r.Scenario != s {
@@ -58,9 +60,9 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 			cell.Details = append(cell.Details, line)
 		}
 		switch r.Verdict {
-		case Accepted:
+		case verdict.Accepted:
 			cell.Short = strings.Join(reasons, "; ")
-		case Error:
+		case verdict.Error:
 			cell.Short = Clip(r.Err, 160)
 			cell.Details = append(cell.Details, r.Err)
 		}
@@ -70,8 +72,8 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 }
 
 // Counts returns, for column c, how many scenarios got each verdict.
-func (m *Matrix) Counts(c Column) map[Verdict]int {
-	n := map[Verdict]int{}
+func (m *Matrix) Counts(c Column) map[verdict.Verdict]int {
+	n := map[verdict.Verdict]int{}
 	for _, s := range m.Scenarios {
 		n[m.Cell(c, s).Verdict]++
 	}
@@ -117,7 +119,7 @@ func WriteMatrixText(w io.Writer, m *Matrix) {
 			continue
 		}
 		for _, s := range m.Scenarios {
-			if cell := m.Cell(c, s); cell.Verdict == Fail || cell.Verdict == Error || cell.Verdict == Accepted {
+			if cell := m.Cell(c, s); cell.Verdict == verdict.Fail || cell.Verdict == verdict.Error || cell.Verdict == verdict.Accepted {
 				fmt.Fprintf(w, "\n%s, %s: %s: %s\n", c.Name, s, cell.Verdict, cell.Short)
 			}
 		}
@@ -141,7 +143,7 @@ func WriteMatrixMarkdown(w io.Writer, m *Matrix) {
 		fmt.Fprint(w, "---|")
 	}
 	fmt.Fprintln(w)
-	mark := map[Verdict]string{Pass: "✅ pass", Accepted: "🟡 accepted", Fail: "❌ fail", Error: "⚠️ error", Skipped: "⏭ skipped", "": "—"}
+	mark := map[verdict.Verdict]string{verdict.Pass: "✅ pass", verdict.Accepted: "🟡 accepted", verdict.Fail: "❌ fail", verdict.Error: "⚠️ error", verdict.Skipped: "⏭ skipped", "": "—"}
 	for _, s := range m.Scenarios {
 		fmt.Fprintf(w, "| `%s` |", s)
 		for _, c := range m.Columns {
@@ -183,7 +185,7 @@ func WriteMatrixHTML(w io.Writer, m *Matrix) error {
 		Column
 		Counts map[string]int // by verdict, for the page's template
 	}
-	label := map[Verdict]string{Pass: "✓", Accepted: "≈", Fail: "✗", Error: "!", Skipped: "–", "": "–"}
+	label := map[verdict.Verdict]string{verdict.Pass: "✓", verdict.Accepted: "≈", verdict.Fail: "✗", verdict.Error: "!", verdict.Skipped: "–", "": "–"}
 	var rows []rowView
 	for _, s := range m.Scenarios {
 		row := rowView{Scenario: s}

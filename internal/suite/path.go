@@ -11,15 +11,15 @@ import (
 	"strings"
 )
 
-// PathPlaceholder in a scenario's env stands for the harness's own PATH:
+// pathPlaceholder in a scenario's env stands for the harness's own PATH:
 // "{workspace}/bin:{path}" puts the scenario's launchers first and keeps
 // every interpreter a target may be started through (node, python3, a
 // shell). The scenario's HideCommands are then made unreachable through
 // it (see Env.Hide).
-const PathPlaceholder = "{path}"
+const pathPlaceholder = "{path}"
 
 func expandPath(v string) string {
-	return strings.ReplaceAll(v, PathPlaceholder, os.Getenv("PATH"))
+	return strings.ReplaceAll(v, pathPlaceholder, os.Getenv("PATH"))
 }
 
 // lookPathIn finds an executable in the folders of a PATH value, as a

@@ -13,10 +13,10 @@ import (
 	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
-// ProcessCount is what a scenario observes of a stdio replay's processes:
+// processCount is what a scenario observes of a stdio replay's processes:
 // how many the target started, and how many are still running (P2: a
 // client ends what it started, also when a connection attempt is dropped).
-type ProcessCount struct {
+type processCount struct {
 	Started int `json:"started"`
 	Alive   int `json:"alive"`
 }
@@ -54,9 +54,9 @@ const pollEvery = 5 * time.Millisecond
 
 // count reads the pid files of a stdio replay: each process locks its own
 // while it lives, which works across PID namespaces.
-func (r *running) count(name string) (ProcessCount, error) {
+func (r *running) count(name string) (processCount, error) {
 	pids, alive, err := r.pids(name)
-	return ProcessCount{Started: len(pids), Alive: len(alive)}, err
+	return processCount{Started: len(pids), Alive: len(alive)}, err
 }
 
 // pids lists the processes of a stdio replay, and those still running.
@@ -196,8 +196,8 @@ func (r *running) receivedCount(name, method string) (int, error) {
 
 // settle observes the processes of each named replay once none is alive,
 // or after bound.
-func (r *running) settle(ctx context.Context, names []string, bound time.Duration) (map[string]ProcessCount, error) {
-	out := map[string]ProcessCount{}
+func (r *running) settle(ctx context.Context, names []string, bound time.Duration) (map[string]processCount, error) {
+	out := map[string]processCount{}
 	for _, name := range names {
 		c, err := r.settleOne(ctx, name, bound)
 		if err != nil {
@@ -210,7 +210,7 @@ func (r *running) settle(ctx context.Context, names []string, bound time.Duratio
 
 // settleOne waits, at most bound, until no process of a stdio replay is
 // alive, and returns its count then.
-func (r *running) settleOne(ctx context.Context, name string, bound time.Duration) (ProcessCount, error) {
+func (r *running) settleOne(ctx context.Context, name string, bound time.Duration) (processCount, error) {
 	deadline := time.Now().Add(bound)
 	for {
 		c, err := r.count(name)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // WriteDetails prints what the progress lines of Check do not say: each
@@ -14,7 +16,7 @@ import (
 // target, then the totals.
 func WriteDetails(w io.Writer, results []Result) {
 	for _, r := range results {
-		if r.Verdict == Error {
+		if r.Verdict == verdict.Error {
 			fmt.Fprintf(w, "\n%s: could not run: %s\n", r.Scenario, r.Err)
 		}
 		for _, d := range r.Diffs {
@@ -24,7 +26,7 @@ func WriteDetails(w io.Writer, results []Result) {
 			}
 			fmt.Fprintf(w, "\n%s %s: %s\n  want: %s\n  got:  %s\n", r.Scenario, d.Named(), tag, d.Want, d.Got)
 		}
-		if r.Verdict == Fail && r.Logs != "" {
+		if r.Verdict == verdict.Fail && r.Logs != "" {
 			fmt.Fprintf(w, "\n%s: target logs:\n%s\n", r.Scenario, indent(r.Logs))
 		}
 	}
@@ -33,13 +35,13 @@ func WriteDetails(w io.Writer, results []Result) {
 
 // Totals is the one-line count of verdicts.
 func Totals(results []Result) string {
-	n := map[Verdict]int{}
+	n := map[verdict.Verdict]int{}
 	for _, r := range results {
 		n[r.Verdict]++
 	}
-	t := fmt.Sprintf("%d passed, %d failed, %d accepted, %d errors", n[Pass], n[Fail], n[Accepted], n[Error])
-	if n[Skipped] > 0 {
-		t += fmt.Sprintf(", %d skipped", n[Skipped])
+	t := fmt.Sprintf("%d passed, %d failed, %d accepted, %d errors", n[verdict.Pass], n[verdict.Fail], n[verdict.Accepted], n[verdict.Error])
+	if n[verdict.Skipped] > 0 {
+		t += fmt.Sprintf(", %d skipped", n[verdict.Skipped])
 	}
 	return t
 }
@@ -131,15 +133,15 @@ func WriteJUnit(w io.Writer, target string, results []Result) error {
 			fmt.Fprintf(&b, "%s (%s)\n  want: %s\n  got:  %s\n", d.Named(), tag, d.Want, d.Got)
 		}
 		switch r.Verdict {
-		case Fail:
+		case verdict.Fail:
 			s.Failures++
 			n, _ := counts(r)
 			c.Failure = &junitMessage{Message: fmt.Sprintf("%d difference(s)", n), Body: b.String()}
 			c.SystemOut = r.Logs
-		case Error:
+		case verdict.Error:
 			s.Errors++
 			c.Error = &junitMessage{Message: r.Err, Body: r.Logs}
-		case Accepted:
+		case verdict.Accepted:
 			c.SystemOut = b.String()
 		}
 		s.Cases = append(s.Cases, c)
@@ -167,8 +169,8 @@ func WriteSideBySide(w io.Writer, a, b string, diffs []Diff) {
 	tw.Flush()
 }
 
-// JSONReport is the machine-readable form of a check (check --json).
-type JSONReport struct {
+// jsonReport is the machine-readable form of a check (check --json).
+type jsonReport struct {
 	Target  string   `json:"target"`
 	Results []Result `json:"results"`
 }
@@ -178,5 +180,5 @@ func WriteJSON(w io.Writer, target string, results []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(JSONReport{Target: target, Results: results})
+	return enc.Encode(jsonReport{Target: target, Results: results})
 }

@@ -23,8 +23,8 @@ type Observation struct {
 	// did not do it: no answer, a process never started, a request never
 	// sent. A reference never has any: each one is a divergence.
 	Failures  []string                     `json:"failures,omitempty"`
-	Replays   map[string]ReplayObservation `json:"replays,omitempty"`
-	Processes map[string]ProcessCount      `json:"processes,omitempty"`
+	Replays   map[string]replayObservation `json:"replays,omitempty"`
+	Processes map[string]processCount      `json:"processes,omitempty"`
 	Parallel  []Observation                `json:"parallel,omitempty"`
 }
 
@@ -92,7 +92,7 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	}
 	store := cfg.Store
 	if store == nil {
-		store = BoltStore{}
+		store = boltStore{}
 	}
 	if len(s.Seed) > 0 || s.SeedText != "" {
 		seed, err := json.RawMessage(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace)), error(nil)

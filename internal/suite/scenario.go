@@ -17,7 +17,7 @@ type Scenario struct {
 	// Name is the file name without ".json", e.g. "03-status".
 	Name string `json:"-"`
 	// Suite and Dir are the name and folder of the suite the scenario
-	// comes from ("" for an embedded one): see ID, and LoadSuite.
+	// comes from ("" for an embedded one): see ID, and loadSuite.
 	Suite       string                `json:"-"`
 	Dir         string                `json:"-"`
 	Description string                `json:"description"`
@@ -28,7 +28,7 @@ type Scenario struct {
 	// "npx", so that a runtime launcher is present whatever the machine
 	// has (with PATH={workspace}/bin in Env).
 	Launchers []string `json:"launchers,omitempty"`
-	// HideCommands are removed from {path} (see PathPlaceholder), e.g.
+	// HideCommands are removed from {path} (see pathPlaceholder), e.g.
 	// "npx", "uvx", "uv": runtimeOk then does not depend on the machine.
 	HideCommands []string `json:"hideCommands,omitempty"`
 	// Seed is the initial store content (placeholders expanded).
@@ -52,7 +52,7 @@ type ServerSpec struct {
 	// fixtures/ first, then among the embedded recordings.
 	Replay string `json:"replay,omitempty"`
 	Stdio  bool   `json:"stdio,omitempty"`
-	// Live runs a real go-sdk server instead of a replay (LiveKinds): the
+	// Live runs a real go-sdk server instead of a replay (liveKinds): the
 	// eleven-tool server in process ("sse", "json"), or the gen server,
 	// whose tools answer what their arguments describe, in process
 	// ("gen-sse", "gen-json") or as a stdio command of the harness
@@ -146,8 +146,8 @@ type Step struct {
 	Compare string `json:"compare,omitempty"`
 }
 
-// LiveKinds are the values of ServerSpec.Live.
-var LiveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio", "empty-json"}
+// liveKinds are the values of ServerSpec.Live.
+var liveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio", "empty-json"}
 
 // LoadScenarios reads every numbered *.json of dir in fsys ("03-status.json";
 // other files, such as the call scripts, are not scenarios), sorted by name.
@@ -167,8 +167,8 @@ func (s *Scenario) check() error {
 		if (sv.Replay == "") == (sv.Live == "") {
 			return fmt.Errorf("server %q: set exactly one of replay and live", name)
 		}
-		if sv.Live != "" && !slices.Contains(LiveKinds, sv.Live) {
-			return fmt.Errorf("server %q: live is %q, want one of %s", name, sv.Live, strings.Join(LiveKinds, ", "))
+		if sv.Live != "" && !slices.Contains(liveKinds, sv.Live) {
+			return fmt.Errorf("server %q: live is %q, want one of %s", name, sv.Live, strings.Join(liveKinds, ", "))
 		}
 		if sv.Live != "" && (sv.Stdio || len(sv.Faults) > 0 || len(sv.Holds) > 0 || sv.Barrier != "" || sv.Launcher != "" ||
 			sv.FaultsOnce || len(sv.RequireHeaders) > 0 || len(sv.RequireEnv) > 0) {

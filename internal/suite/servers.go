@@ -181,9 +181,9 @@ func (r *running) close() {
 	r.closers = nil
 }
 
-// ReplayObservation is what a scenario observes of a replay: how many
+// replayObservation is what a scenario observes of a replay: how many
 // sessions it opened and what went wrong.
-type ReplayObservation struct {
+type replayObservation struct {
 	Sessions int `json:"sessions"`
 	// Ended, for an HTTP replay, counts the sessions the target ended
 	// (DELETE), when it closed them and when it stopped (P2.5, S1.1).
@@ -197,8 +197,8 @@ type ReplayObservation struct {
 	Faults           []string `json:"faults,omitempty"`
 }
 
-func observeReport(rep replay.Report) ReplayObservation {
-	o := ReplayObservation{Sessions: rep.Sessions, Calls: rep.Calls, Answers: rep.Answers, Faults: rep.Faults}
+func observeReport(rep replay.Report) replayObservation {
+	o := replayObservation{Sessions: rep.Sessions, Calls: rep.Calls, Answers: rep.Answers, Faults: rep.Faults}
 	for _, u := range rep.Unmatched {
 		o.Unmatched = append(o.Unmatched, u.Message)
 	}
@@ -217,8 +217,8 @@ func observeReport(rep replay.Report) ReplayObservation {
 // so one session, per file) once they have all ended. A stdio replay still
 // running Waits.ReplaySettle after the target stopped is a failure of its own
 // (it is then killed), never a silent count.
-func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservation, []string, error) {
-	out := map[string]ReplayObservation{}
+func (r *running) observeReplays(ctx context.Context) (map[string]replayObservation, []string, error) {
+	out := map[string]replayObservation{}
 	var failures []string
 	for _, name := range sortedKeys(r.replays) {
 		rep := r.replays[name].Report()
@@ -243,7 +243,7 @@ func (r *running) observeReplays(ctx context.Context) (map[string]ReplayObservat
 		if err != nil {
 			return nil, nil, err
 		}
-		var sum ReplayObservation
+		var sum replayObservation
 		for _, pid := range pids {
 			data, err := os.ReadFile(dir.ReportFile(pid))
 			if err != nil {

@@ -21,9 +21,9 @@ type Store interface {
 	Dump(ctx context.Context, env Env) (json.RawMessage, error)
 }
 
-// BoltStore is the default store contract, the reference's: the bbolt
+// boltStore is the default store contract, the reference's: the bbolt
 // file {state}/state.db, bucket "state", key "mcp".
-type BoltStore struct{}
+type boltStore struct{}
 
 const (
 	boltFile   = "state.db"
@@ -31,7 +31,7 @@ const (
 	boltKey    = "mcp"
 )
 
-func (BoltStore) open(env Env) (*bolt.DB, error) {
+func (boltStore) open(env Env) (*bolt.DB, error) {
 	path := filepath.Join(env.State, boltFile)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
 	if err != nil {
@@ -40,7 +40,7 @@ func (BoltStore) open(env Env) (*bolt.DB, error) {
 	return db, nil
 }
 
-func (s BoltStore) Seed(_ context.Context, env Env, config json.RawMessage) error {
+func (s boltStore) Seed(_ context.Context, env Env, config json.RawMessage) error {
 	db, err := s.open(env)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (s BoltStore) Seed(_ context.Context, env Env, config json.RawMessage) erro
 	})
 }
 
-func (s BoltStore) Dump(_ context.Context, env Env) (json.RawMessage, error) {
+func (s boltStore) Dump(_ context.Context, env Env) (json.RawMessage, error) {
 	db, err := s.open(env)
 	if err != nil {
 		return nil, err
@@ -76,14 +76,14 @@ func (s BoltStore) Dump(_ context.Context, env Env) (json.RawMessage, error) {
 	return out, err
 }
 
-// CmdStore runs the commands of a target file: Seed gets the configuration
+// cmdStore runs the commands of a target file: Seed gets the configuration
 // JSON on stdin, Dump prints it on stdout. Both get {state} and
 // {workspace} substituted.
-type CmdStore struct {
+type cmdStore struct {
 	SeedCmd, DumpCmd []string
 }
 
-func (s CmdStore) run(ctx context.Context, env Env, argv []string, stdin []byte) ([]byte, error) {
+func (s cmdStore) run(ctx context.Context, env Env, argv []string, stdin []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	args := make([]string, len(argv))
@@ -102,12 +102,12 @@ func (s CmdStore) run(ctx context.Context, env Env, argv []string, stdin []byte)
 	return out, nil
 }
 
-func (s CmdStore) Seed(ctx context.Context, env Env, config json.RawMessage) error {
+func (s cmdStore) Seed(ctx context.Context, env Env, config json.RawMessage) error {
 	_, err := s.run(ctx, env, s.SeedCmd, config)
 	return err
 }
 
-func (s CmdStore) Dump(ctx context.Context, env Env) (json.RawMessage, error) {
+func (s cmdStore) Dump(ctx context.Context, env Env) (json.RawMessage, error) {
 	out, err := s.run(ctx, env, s.DumpCmd, nil)
 	if err != nil {
 		return nil, err

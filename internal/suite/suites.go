@@ -54,12 +54,12 @@ func (su Suite) ScenariosDir() string { return filepath.Join(su.Dir, "scenarios"
 func (su Suite) GoldenDir() string    { return filepath.Join(su.Dir, "golden") }
 func (su Suite) FixturesDir() string  { return filepath.Join(su.Dir, "fixtures") }
 
-// LoadSuite reads the scenarios of a suite folder (its scenarios/*.json
+// loadSuite reads the scenarios of a suite folder (its scenarios/*.json
 // whose names start with a digit, as LoadScenarios), sorted by name, each
 // marked with its suite. Every fixture a scenario replays must be found,
 // in the suite's fixtures/ first, then among the embedded recordings, and
 // be of the transport the scenario serves it over.
-func LoadSuite(su Suite) ([]*Scenario, error) {
+func loadSuite(su Suite) ([]*Scenario, error) {
 	if info, err := os.Stat(su.ScenariosDir()); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("suite %s: no scenarios folder %s (a suite holds scenarios/*.json, golden/*.golden, fixtures/…/*.json)", su.Name, su.ScenariosDir())
 	}
@@ -88,7 +88,7 @@ func Load(builtin bool, suites []Suite) ([]*Scenario, error) {
 		all = scs
 	}
 	for _, su := range suites {
-		scs, err := LoadSuite(su)
+		scs, err := loadSuite(su)
 		if err != nil {
 			return nil, err
 		}

@@ -83,9 +83,9 @@ func ParseTarget(spec string) (Target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
-		return &CmdTarget{Argv: argv}, nil
+		return &cmdTarget{Argv: argv}, nil
 	case kind == "url" && strings.TrimSpace(rest) != "":
-		return &URLTarget{Base: strings.TrimRight(rest, "/")}, nil
+		return &urlTarget{Base: strings.TrimRight(rest, "/")}, nil
 	case kind == "image" && strings.TrimSpace(rest) != "":
 		if imageTarget == nil {
 			return nil, fmt.Errorf("target %q: image targets are not available in this build", spec)

@@ -17,15 +17,15 @@ import (
 	"unicode/utf8"
 )
 
-// CmdTarget runs a command line with {addr}, {state}, {workspace}
+// cmdTarget runs a command line with {addr}, {state}, {workspace}
 // substituted. The harness picks a free loopback port for {addr}.
-type CmdTarget struct {
+type cmdTarget struct {
 	Argv []string
 }
 
-func (t *CmdTarget) Name() string { return "cmd:" + joinCommand(t.Argv) }
+func (t *cmdTarget) Name() string { return "cmd:" + joinCommand(t.Argv) }
 
-func (t *CmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
+func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	argv := make([]string, len(t.Argv))
 	for i, a := range t.Argv {
 		argv[i] = env.expand(a)

@@ -22,9 +22,9 @@ func init() {
 	imageTarget = func(image string) (Target, error) { return NewImageTarget(image) }
 }
 
-// DefaultImageCmd is the command an image target runs when the target
+// defaultImageCmd is the command an image target runs when the target
 // file gives none: the reference's serve-ref.
-var DefaultImageCmd = []string{"serve-ref", "--addr", "{addr}", "--state", "{state}", "--workspace", "{workspace}"}
+var defaultImageCmd = []string{"serve-ref", "--addr", "{addr}", "--state", "{state}", "--workspace", "{workspace}"}
 
 // ImageLabel marks every container the harness starts, so that leftovers
 // of a killed harness can be found: docker ps -a --filter label=mcpparity.target.
@@ -42,7 +42,7 @@ type ImageTarget struct {
 	// absent).
 	Repository, Tag string
 	// Cmd is the container's command, placeholders expanded; nil means
-	// DefaultImageCmd. Entrypoint, when set, replaces the image's.
+	// defaultImageCmd. Entrypoint, when set, replaces the image's.
 	Cmd        []string
 	Entrypoint []string
 	// Harness is the harness binary whose folder is mounted read-only;
@@ -189,7 +189,7 @@ func (t *ImageTarget) runOptions(env Env, harness string) (*dockertest.RunOption
 	}
 	cmd := t.Cmd
 	if cmd == nil {
-		cmd = DefaultImageCmd
+		cmd = defaultImageCmd
 	}
 	expanded := make([]string, len(cmd))
 	for i, a := range cmd {

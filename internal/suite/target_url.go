@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// URLTarget is an implementation already running at Base. Its state folder
+// urlTarget is an implementation already running at Base. Its state folder
 // and store are the target file's business (seed and dump commands).
-type URLTarget struct {
+type urlTarget struct {
 	Base string
 }
 
-func (t *URLTarget) Name() string { return "url:" + t.Base }
+func (t *urlTarget) Name() string { return "url:" + t.Base }
 
-func (t *URLTarget) Start(ctx context.Context, env Env) (Instance, error) {
+func (t *urlTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	if err := waitReady(ctx, t.Base, env.Ready, nil, true); err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (t *URLTarget) Start(ctx context.Context, env Env) (Instance, error) {
 
 // Probe checks once, before any scenario, that the target answers: a
 // refused connection fails at once.
-func (t *URLTarget) Probe(ctx context.Context) error {
+func (t *urlTarget) Probe(ctx context.Context) error {
 	return waitReady(ctx, t.Base, 0, nil, true)
 }
 

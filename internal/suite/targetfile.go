@@ -46,8 +46,8 @@ type TargetMutants struct {
 	Switch string `json:"switch" yaml:"switch"`
 }
 
-// DirPlaceholder in a target file stands for the file's own folder.
-const DirPlaceholder = "{dir}"
+// dirPlaceholder in a target file stands for the file's own folder.
+const dirPlaceholder = "{dir}"
 
 // LoadTargetFile reads and checks a target file.
 func LoadTargetFile(path string) (*TargetFile, error) {
@@ -102,7 +102,7 @@ func (tf *TargetFile) setDir(dir string) {
 	if strings.ContainsAny(dir, " \t\n'\"\\") {
 		word = "'" + strings.ReplaceAll(dir, "'", `'"'"'`) + "'"
 	}
-	expand := func(s string) string { return strings.ReplaceAll(s, DirPlaceholder, word) }
+	expand := func(s string) string { return strings.ReplaceAll(s, dirPlaceholder, word) }
 	tf.Target = expand(tf.Target)
 	if tf.Store != nil {
 		tf.Store.Seed, tf.Store.Dump = expand(tf.Store.Seed), expand(tf.Store.Dump)
@@ -111,15 +111,15 @@ func (tf *TargetFile) setDir(dir string) {
 		tf.Mutants.Build = expand(tf.Mutants.Build)
 	}
 	for k, v := range tf.Env {
-		tf.Env[k] = strings.ReplaceAll(v, DirPlaceholder, dir)
+		tf.Env[k] = strings.ReplaceAll(v, dirPlaceholder, dir)
 	}
 }
 
-// StoreFor returns the store contract of a target file (BoltStore when
+// StoreFor returns the store contract of a target file (boltStore when
 // it declares none).
 func (tf *TargetFile) StoreFor() (Store, error) {
 	if tf == nil || tf.Store == nil {
-		return BoltStore{}, nil
+		return boltStore{}, nil
 	}
 	seed, err := SplitCommand(tf.Store.Seed)
 	if err != nil {
@@ -129,5 +129,5 @@ func (tf *TargetFile) StoreFor() (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store dump: %w", err)
 	}
-	return CmdStore{SeedCmd: seed, DumpCmd: dump}, nil
+	return cmdStore{SeedCmd: seed, DumpCmd: dump}, nil
 }

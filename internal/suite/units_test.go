@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 func TestSplitCommand(t *testing.T) {
@@ -175,7 +176,7 @@ func TestReportsAreUTF8(t *testing.T) {
 	if len(diffs) != 1 {
 		t.Fatalf("diffs: %+v", diffs)
 	}
-	res := []suite.Result{{Scenario: "01-pure", Verdict: suite.Fail, Diffs: diffs, Logs: string([]byte(long)[:7])}}
+	res := []suite.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: diffs, Logs: string([]byte(long)[:7])}}
 	var term, md, junit, js bytes.Buffer
 	suite.WriteDetails(&term, res)
 	suite.WriteMarkdown(&md, "ref", res)

@@ -17,6 +17,7 @@ import (
 	dc "github.com/ory/dockertest/v3/docker"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // The image targets, against a real Docker engine: images FROM scratch
@@ -180,7 +181,7 @@ func TestDockerRefImagePasses(t *testing.T) {
 		t.Fatal("no scenario ran")
 	}
 	for _, r := range results {
-		if r.Verdict != suite.Pass {
+		if r.Verdict != verdict.Pass {
 			t.Errorf("%s: %s %s %+v\n%s", r.Scenario, r.Verdict, r.Err, r.Diffs, r.Logs)
 		}
 	}

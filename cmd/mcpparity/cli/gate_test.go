@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 	"github.com/mcpparity/mcpparity/mutations"
 )
 
@@ -73,7 +74,7 @@ func TestGateRefBinaryPasses(t *testing.T) {
 	bin := buildRef(t)
 	results := gateCheck(t, bin)
 	for _, r := range results {
-		if r.Verdict != suite.Pass {
+		if r.Verdict != verdict.Pass {
 			t.Errorf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
 		}
 	}

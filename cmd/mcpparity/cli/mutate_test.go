@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/verdict"
 	"github.com/mcpparity/mcpparity/mutations"
 )
 
@@ -130,9 +131,9 @@ func TestMutateMerge(t *testing.T) {
 		}
 		return p
 	}
-	a := write("a.json", 1, mutations.Result{Index: 0, ID: "C1-a", Rule: "C1", Verdict: mutations.VerdictKilled, KilledBy: "02-config [0].status"})
-	b := write("b.json", 2, mutations.Result{Index: 1, ID: "P2-b", Rule: "P2", Verdict: mutations.VerdictSurvived,
-		Tests: mutations.TestsResult{Verdict: mutations.VerdictKilled, KilledBy: "TestP2"}})
+	a := write("a.json", 1, mutations.Result{Index: 0, ID: "C1-a", Rule: "C1", Verdict: verdict.Killed, KilledBy: "02-config [0].status"})
+	b := write("b.json", 2, mutations.Result{Index: 1, ID: "P2-b", Rule: "P2", Verdict: verdict.Survived,
+		Tests: mutations.TestsResult{Verdict: verdict.Killed, KilledBy: "TestP2"}})
 	code, out, errs := mutate(t, "mutate-merge", a, b, "--json", filepath.Join(dir, "all.json"))
 	if code != 1 || !strings.Contains(out, "2 mutants; suite: 1 killed, 1 survived") || !strings.Contains(out, "impl tests: killed by TestP2 (only the Go reference is protected)") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
