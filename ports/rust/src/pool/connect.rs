@@ -13,8 +13,8 @@ use std::time::Duration;
 use tokio::time::{timeout_at, Instant};
 use tokio_util::sync::CancellationToken;
 
-/// What a caller waiting for a cancelled attempt gets.
-pub const CANCELLED: &str = "the connection attempt was cancelled: the server was invalidated";
+/// What a caller waiting for a cancelled attempt gets (P2.1).
+pub const CANCELLED: &str = "session invalidée pendant la connexion";
 
 pub async fn connect(cfg: &Server, cancel: &CancellationToken) -> Outcome {
     let end = Instant::now() + time::handshake(&cfg.command);
