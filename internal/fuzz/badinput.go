@@ -114,9 +114,36 @@ var changeRoutes = []string{"/api/mcp/save", "/api/mcp/delete", "/api/mcp/toggle
 
 func (g *generator) wrongMethodUnit(s *stream) {
 	path := oneOf(s, changeRoutes)
+	if s.chance(30) {
+		g.caseMethodUnit(s, path)
+		return
+	}
 	method := oneOf(s, []string{"GET", "PUT", "PATCH", "DELETE"})
 	g.add(suite.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
 		Compare: suite.CompareAnswered, Store: s.chance(50)})
+}
+
+// caseMethodUnit sends POST in another case (methods are case-sensitive:
+// `post` is a wrong method, H1.3) with a body the route would act on: a
+// new server for save, a configured name for the others. The store after
+// it shows whether it was served.
+func (g *generator) caseMethodUnit(s *stream, path string) {
+	method := oneOf(s, []string{"post", "Post", "pOST"})
+	name, ok := g.m.known(s)
+	if !ok || path == "/api/mcp/save" {
+		name = "post-" + s.name()
+	}
+	ms := []member{{"name", s.jsonString(name)}}
+	switch path {
+	case "/api/mcp/save":
+		ms = append(ms, member{"url", `"http://127.0.0.1:1/mcp"`})
+	case "/api/mcp/toggle":
+		ms = append(ms, member{"on", "false"})
+	case "/api/mcp/tool":
+		ms = append(ms, member{"tool", `"echo"`}, member{"on", "false"})
+	}
+	g.add(withBody(suite.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
+		Compare: suite.CompareAnswered, Store: true}, s.object(ms)))
 }
 
 func (g *generator) unknownRouteUnit(s *stream) {
