@@ -392,72 +392,8 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep.Mode = ModeRules
-			type want struct {
-				suite, tests    verdict.Verdict
-				killedBy, tkill string
-				build           string
-				reason, treason string
-			}
-			wants := map[string]want{
-				"killed":     {verdict.Killed, verdict.Killed, "01-add [0].body.sum", "TestAdd", BuildSchemata, "", ""},
-				"tests-only": {verdict.Survived, verdict.Killed, "", "TestGreeting", BuildSchemata, "", ""},
-				"timeout":    {verdict.Killed, verdict.Killed, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
-				"crash":      {verdict.Killed, verdict.Killed, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
-				"broken":     {verdict.NotViable, verdict.NotViable, "", "", BuildSchemata, "", ""},
-				"cannot-run": {verdict.Killed, verdict.Survived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
-				"tag":        {verdict.Killed, verdict.Survived, "02-encode [0].body", "", BuildOwn, "", ""},
-				"unseen":     {verdict.Survived, verdict.Survived, "", "", BuildSchemata, "", ""},
-			}
-			if len(rep.Results) != len(ms) {
-				t.Fatalf("%d results for %d mutants", len(rep.Results), len(ms))
-			}
-			for i, res := range rep.Results {
-				w := wants[res.ID]
-				if res.ID != ms[i].ID || res.Index != i {
-					t.Errorf("result %d is %s (index %d)", i, res.ID, res.Index)
-				}
-				if res.Verdict != w.suite || res.KilledBy != w.killedBy || res.Tests.Verdict != w.tests || res.Tests.KilledBy != w.tkill || res.Build != w.build ||
-					res.Reason != w.reason || res.Tests.Reason != w.treason {
-					t.Errorf("%s: suite %s (%s) by %q, tests %s (%s) by %q, build %s; want %+v (error %q, tests error %q)",
-						res.ID, res.Verdict, res.Reason, res.KilledBy, res.Tests.Verdict, res.Tests.Reason, res.Tests.KilledBy, res.Build, w, res.Error, res.Tests.Error)
-				}
-			}
-			if k := rep.Results[0]; k.Scenario != "01-add" || k.Path != "[0].body.sum" || k.Want != "5" || k.Got != "-1" || k.Line != 7 {
-				t.Errorf("killed: %+v", k)
-			}
-			if e := rep.Results[4]; !strings.Contains(e.Error, "does not compile") {
-				t.Errorf("broken: %q", e.Error)
-			}
-			if rep.ExitCode(0) != 1 {
-				t.Errorf("exit %d with survivors", rep.ExitCode(0))
-			}
-			if s := rep.Summary; s.Killed != 5 || s.Survived != 2 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
-				t.Errorf("suite summary %+v", s)
-			}
-			if s := rep.Tests; s.Killed != 4 || s.Survived != 3 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
-				t.Errorf("tests summary %+v", s)
-			}
-			p := progress.String()
-			for _, line := range []string{"schemata: 6 mutant(s) in one build, 1 built alone, 1 do not compile; 2 round(s)", "with --failfast",
-				"by 01-add [0].body.sum; impl tests killed by TestAdd", "[own build: in a type declaration", "killed (crash: panic: boom) C1    crash"} {
-				if !failfast && line == "with --failfast" {
-					line = "without --failfast"
-				}
-				if !strings.Contains(p, line) {
-					t.Errorf("progress lacks %q:\n%s", line, p)
-				}
-			}
-			var table bytes.Buffer
-			if err := rep.WriteTable(&table); err != nil {
-				t.Fatal(err)
-			}
-			for _, line := range []string{"tag [own build]", "SURVIVED tests-only (tiny/tiny.go:12)", "impl tests: killed by TestGreeting (only the Go reference is protected)",
-				"killed (timeout)", "killed (crash: panic: boom)", "killed (could not run: 01-add: target d…)", "NOT VIABLE broken",
-				"suite: 5 killed (1 by a crash, 1 by a timeout, 1 by a check that could not run), 2 survived"} {
-				if !strings.Contains(table.String(), line) {
-					t.Errorf("table lacks %q:\n%s", line, table.String())
-				}
-			}
+			endToEndVerdicts(t, rep, ms)
+			endToEndTexts(t, rep, progress.String(), failfast)
 			if after := treeState(t, root); after != before {
 				t.Errorf("the tree changed:\nbefore:\n%s\nafter:\n%s", before, after)
 			}
@@ -466,6 +402,82 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("processes left: %v", ps)
 			}
 		})
+	}
+}
+
+// endToEndVerdicts: each tiny mutant's verdicts, reasons and build, and
+// the summaries.
+func endToEndVerdicts(t *testing.T, rep *Report, ms []Mutant) {
+	t.Helper()
+	type want struct {
+		suite, tests    verdict.Verdict
+		killedBy, tkill string
+		build           string
+		reason, treason string
+	}
+	wants := map[string]want{
+		"killed":     {verdict.Killed, verdict.Killed, "01-add [0].body.sum", "TestAdd", BuildSchemata, "", ""},
+		"tests-only": {verdict.Survived, verdict.Killed, "", "TestGreeting", BuildSchemata, "", ""},
+		"timeout":    {verdict.Killed, verdict.Killed, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
+		"crash":      {verdict.Killed, verdict.Killed, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
+		"broken":     {verdict.NotViable, verdict.NotViable, "", "", BuildSchemata, "", ""},
+		"cannot-run": {verdict.Killed, verdict.Survived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
+		"tag":        {verdict.Killed, verdict.Survived, "02-encode [0].body", "", BuildOwn, "", ""},
+		"unseen":     {verdict.Survived, verdict.Survived, "", "", BuildSchemata, "", ""},
+	}
+	if len(rep.Results) != len(ms) {
+		t.Fatalf("%d results for %d mutants", len(rep.Results), len(ms))
+	}
+	for i, res := range rep.Results {
+		w := wants[res.ID]
+		if res.ID != ms[i].ID || res.Index != i {
+			t.Errorf("result %d is %s (index %d)", i, res.ID, res.Index)
+		}
+		if res.Verdict != w.suite || res.KilledBy != w.killedBy || res.Tests.Verdict != w.tests || res.Tests.KilledBy != w.tkill || res.Build != w.build ||
+			res.Reason != w.reason || res.Tests.Reason != w.treason {
+			t.Errorf("%s: suite %s (%s) by %q, tests %s (%s) by %q, build %s; want %+v (error %q, tests error %q)",
+				res.ID, res.Verdict, res.Reason, res.KilledBy, res.Tests.Verdict, res.Tests.Reason, res.Tests.KilledBy, res.Build, w, res.Error, res.Tests.Error)
+		}
+	}
+	if k := rep.Results[0]; k.Scenario != "01-add" || k.Path != "[0].body.sum" || k.Want != "5" || k.Got != "-1" || k.Line != 7 {
+		t.Errorf("killed: %+v", k)
+	}
+	if e := rep.Results[4]; !strings.Contains(e.Error, "does not compile") {
+		t.Errorf("broken: %q", e.Error)
+	}
+	if rep.ExitCode(0) != 1 {
+		t.Errorf("exit %d with survivors", rep.ExitCode(0))
+	}
+	if s := rep.Summary; s.Killed != 5 || s.Survived != 2 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
+		t.Errorf("suite summary %+v", s)
+	}
+	if s := rep.Tests; s.Killed != 4 || s.Survived != 3 || s.Timeout != 0 || s.Error != 0 || s.NotViable != 1 {
+		t.Errorf("tests summary %+v", s)
+	}
+}
+
+// endToEndTexts: the progress lines and the table say what happened.
+func endToEndTexts(t *testing.T, rep *Report, p string, failfast bool) {
+	t.Helper()
+	for _, line := range []string{"schemata: 6 mutant(s) in one build, 1 built alone, 1 do not compile; 2 round(s)", "with --failfast",
+		"by 01-add [0].body.sum; impl tests killed by TestAdd", "[own build: in a type declaration", "killed (crash: panic: boom) C1    crash"} {
+		if !failfast && line == "with --failfast" {
+			line = "without --failfast"
+		}
+		if !strings.Contains(p, line) {
+			t.Errorf("progress lacks %q:\n%s", line, p)
+		}
+	}
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"tag [own build]", "SURVIVED tests-only (tiny/tiny.go:12)", "impl tests: killed by TestGreeting (only the Go reference is protected)",
+		"killed (timeout)", "killed (crash: panic: boom)", "killed (could not run: 01-add: target d…)", "NOT VIABLE broken",
+		"suite: 5 killed (1 by a crash, 1 by a timeout, 1 by a check that could not run), 2 survived"} {
+		if !strings.Contains(table.String(), line) {
+			t.Errorf("table lacks %q:\n%s", line, table.String())
+		}
 	}
 }
 

@@ -173,6 +173,16 @@ func TestSchemataShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	shapesPlacement(t, bs)
+	shapesRuns(t, bs)
+	shapesTests(t, bs, root)
+	shapesOwn(t, r, ms)
+}
+
+// shapesPlacement: where each shape of mutant went (hosted, built alone,
+// broken), and why.
+func shapesPlacement(t *testing.T, bs *schemataBuild) {
+	t.Helper()
 	if why := bs.own["size"]; !strings.Contains(why, "Size") {
 		t.Errorf("size: built alone because %q, want its const in an array length", why)
 	}
@@ -197,18 +207,26 @@ func TestSchemataShapes(t *testing.T) {
 		t.Errorf("%d round(s): the broken and size mutants need a second", bs.rounds)
 	}
 
-	show := func(bin, id string) (string, int) {
-		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), MutantEnv+"="+id)
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+}
+
+// showMutant runs a shapes binary with a mutant selected.
+func showMutant(t *testing.T, bin, id string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), MutantEnv+"="+id)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
 	}
+	return string(out), code
+}
+
+// shapesRuns: each hosted mutant selected in the schemata's binary.
+func shapesRuns(t *testing.T, bs *schemataBuild) {
+	t.Helper()
 	want := map[string]string{
 		"":         shapesPlain,
 		"base":     "11 22 3 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
@@ -221,15 +239,19 @@ func TestSchemataShapes(t *testing.T) {
 		"log":      "10 20 3 HELLO\n6\n1 point\n[1 2]\nxx {\"x\":1}\n",
 	}
 	for id, w := range want {
-		if got, code := show(bs.harness, id); got != w || code != 0 {
+		if got, code := showMutant(t, bs.harness, id); got != w || code != 0 {
 			t.Errorf("%s=%q: exit %d\n%s\nwant:\n%s", MutantEnv, id, code, got, w)
 		}
 	}
-	if got, code := show(bs.harness, "size"); code != 2 || !strings.Contains(got, `"size": no such mutant in this build`) {
+	if got, code := showMutant(t, bs.harness, "size"); code != 2 || !strings.Contains(got, `"size": no such mutant in this build`) {
 		t.Errorf("a mutant built alone, asked of the schemata: exit %d %q", code, got)
 	}
 
-	// The test binary compiles with the converted consts and sees them.
+}
+
+// shapesTests: the test binary compiles with the converted consts and sees them.
+func shapesTests(t *testing.T, bs *schemataBuild, root string) {
+	t.Helper()
 	test := func(id string) error {
 		cmd := exec.Command(bs.tests["shapes"], "-test.count=1")
 		cmd.Dir = filepath.Join(root, "shapes")
@@ -243,7 +265,11 @@ func TestSchemataShapes(t *testing.T) {
 		t.Error("tests pass with Base mutated")
 	}
 
-	// The mutants built alone: their own build, always active.
+}
+
+// shapesOwn: the mutants built alone, each its own build, always active.
+func shapesOwn(t *testing.T, r *Runner, ms []Mutant) {
+	t.Helper()
 	for id, w := range map[string]string{
 		"size":      "10 20 4 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
 		"signature": shapesPlain,
@@ -259,10 +285,10 @@ func TestSchemataShapes(t *testing.T) {
 		if err != nil || broken != "" {
 			t.Fatalf("%s: own build: %v %s", id, err, broken)
 		}
-		if got, code := show(own.harness, id); got != w || code != 0 {
+		if got, code := showMutant(t, own.harness, id); got != w || code != 0 {
 			t.Errorf("%s (own build): exit %d\n%s\nwant:\n%s", id, code, got, w)
 		}
-		if got, code := show(own.harness, ""); code != 2 || !strings.Contains(got, "holds mutant "+id+" only") {
+		if got, code := showMutant(t, own.harness, ""); code != 2 || !strings.Contains(got, "holds mutant "+id+" only") {
 			t.Errorf("%s (own build) without %s: exit %d %q", id, MutantEnv, code, got)
 		}
 	}

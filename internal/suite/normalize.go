@@ -73,6 +73,22 @@ func (n *normalizer) apply(o *Observation, observed bool) error {
 	return rewrite(o, func(v any) any { return n.walk(v, observed) })
 }
 
+// all normalizes a scenario's observations and its steps' declared
+// expectations (nil where a step declares none).
+func (n *normalizer) all(obs []Observation, expects []*Observation) error {
+	for i := range obs {
+		if expects[i] != nil {
+			if err := n.apply(expects[i], false); err != nil {
+				return err
+			}
+		}
+		if err := n.apply(&obs[i], true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rewrite applies fn to o as plain JSON values (map[string]any, []any, …).
 func rewrite(o *Observation, fn func(any) any) error {
 	raw, err := json.Marshal(o)

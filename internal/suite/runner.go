@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
@@ -61,15 +62,8 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 		return nil, nil, "", err
 	}
 	defer os.RemoveAll(tmp)
-	reports, catalog := filepath.Join(tmp, "reports"), filepath.Join(tmp, "catalog")
-	env := Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Catalog: filepath.Join(catalog, "catalog.json"),
-		Vars: map[string]string{}, Shared: []string{reports, catalog}, Ready: cfg.Waits.withDefaults().Ready}
-	for _, d := range []string{env.State, env.Workspace, reports, catalog} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, nil, "", err
-		}
-	}
-	if err := os.WriteFile(env.Catalog, impl.CatalogJSON(), 0o644); err != nil {
+	env, reports, err := scenarioDirs(tmp, cfg.Waits)
+	if err != nil {
 		return nil, nil, "", err
 	}
 	srv, err := startServers(s, cfg.Harness, env.Workspace, reports, cfg.Waits)
@@ -77,34 +71,15 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 		return nil, nil, "", err
 	}
 	defer srv.close()
-
-	for _, l := range s.Launchers {
-		if err := makeLauncher(env.Workspace, l, cfg.Harness[0]); err != nil {
-			return nil, nil, "", err
-		}
-	}
-	env.Hide = s.HideCommands
-	for k, v := range cfg.Vars {
-		env.Vars[k] = v
-	}
-	for k, v := range s.Env {
-		env.Vars[k] = env.expand(srv.expand(expandPath(v)))
+	if err := scenarioEnv(&env, cfg, s, srv); err != nil {
+		return nil, nil, "", err
 	}
 	store := cfg.Store
 	if store == nil {
 		store = boltStore{}
 	}
-	if len(s.Seed) > 0 || s.SeedText != "" {
-		seed, err := json.RawMessage(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace)), error(nil)
-		if s.SeedText == "" {
-			seed, err = srv.expandJSON(env, s.Seed)
-		}
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("seed: %w", err)
-		}
-		if err := store.Seed(ctx, env, seed); err != nil {
-			return nil, nil, "", fmt.Errorf("seed: %w", err)
-		}
+	if err := seedStore(ctx, store, env, s, srv); err != nil {
+		return nil, nil, "", fmt.Errorf("seed: %w", err)
 	}
 	addr, release, err := FreeAddr()
 	if err != nil {
@@ -116,58 +91,100 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	if err != nil {
 		return nil, nil, "", err
 	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			defer cancel()
-			_ = inst.Stop(sctx)
-		}
-	}
+	stop := sync.OnceFunc(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_ = inst.Stop(sctx)
+	})
 	defer stop()
-
-	r := &stepRunner{cfg: cfg, env: env, srv: srv, inst: inst, store: store}
-	for _, st := range s.Steps {
-		if st.Changes {
-			for _, m := range cfg.Changes {
-				ms := m.Step()
-				o, err := r.step(ctx, ms)
-				if err != nil {
-					return nil, nil, inst.Logs(), err
-				}
-				obs = append(obs, o)
-				expects = append(expects, ms.Expect)
-			}
-			continue
-		}
-		if st.Replays {
-			stop() // stdio replays write their reports when their process ends
-		}
-		o, err := r.step(ctx, st)
-		if err != nil {
-			return nil, nil, inst.Logs(), err
-		}
-		obs = append(obs, o)
-		expects = append(expects, st.Expect)
-	}
+	r := &stepRunner{cfg: cfg, env: env, srv: srv, inst: inst, store: store, stop: stop}
+	obs, expects, err = r.steps(ctx, s.Steps)
 	logs = inst.Logs()
+	if err != nil {
+		return nil, nil, logs, err
+	}
 	stop()
 	if err := ctx.Err(); err != nil {
 		return nil, nil, logs, err
 	}
-	norm := newNormalizer(env, inst.URL(), srv, cfg.Harness)
-	for i := range obs {
-		if expects[i] != nil {
-			if err := norm.apply(expects[i], false); err != nil {
-				return nil, nil, logs, err
-			}
-		}
-		if err := norm.apply(&obs[i], true); err != nil {
-			return nil, nil, logs, err
-		}
+	if err := newNormalizer(env, inst.URL(), srv, cfg.Harness).all(obs, expects); err != nil {
+		return nil, nil, logs, err
 	}
 	return obs, expects, logs, nil
+}
+
+// scenarioDirs makes a scenario's folders under tmp: the target's state
+// and workspace, the replays' reports, and the catalog the target reads.
+func scenarioDirs(tmp string, w Waits) (env Env, reports string, err error) {
+	reports, catalog := filepath.Join(tmp, "reports"), filepath.Join(tmp, "catalog")
+	env = Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Catalog: filepath.Join(catalog, "catalog.json"),
+		Vars: map[string]string{}, Shared: []string{reports, catalog}, Ready: w.withDefaults().Ready}
+	for _, d := range []string{env.State, env.Workspace, reports, catalog} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return env, "", err
+		}
+	}
+	return env, reports, os.WriteFile(env.Catalog, impl.CatalogJSON(), 0o644)
+}
+
+// scenarioEnv makes the scenario's launchers and sets the target's
+// environment: the run's variables, then the scenario's, expanded.
+func scenarioEnv(env *Env, cfg Config, s *Scenario, srv *running) error {
+	for _, l := range s.Launchers {
+		if err := makeLauncher(env.Workspace, l, cfg.Harness[0]); err != nil {
+			return err
+		}
+	}
+	env.Hide = s.HideCommands
+	for k, v := range cfg.Vars {
+		env.Vars[k] = v
+	}
+	for k, v := range s.Env {
+		env.Vars[k] = env.expand(srv.expand(expandPath(v)))
+	}
+	return nil
+}
+
+// seedStore writes the scenario's seed, when it has one, through the
+// target's store contract: its exact text (seedText) or its JSON, expanded.
+func seedStore(ctx context.Context, store Store, env Env, s *Scenario, srv *running) error {
+	if len(s.Seed) == 0 && s.SeedText == "" {
+		return nil
+	}
+	seed := json.RawMessage(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace))
+	if s.SeedText == "" {
+		var err error
+		if seed, err = srv.expandJSON(env, s.Seed); err != nil {
+			return err
+		}
+	}
+	return store.Seed(ctx, env, seed)
+}
+
+// steps runs a scenario's steps in order, a "changes" step as one step per
+// config change; a "replays" step stops the target first (stdio replays
+// write their reports when their process ends).
+func (r *stepRunner) steps(ctx context.Context, steps []Step) (obs []Observation, expects []*Observation, err error) {
+	for _, st := range steps {
+		run := []Step{st}
+		if st.Changes {
+			run = run[:0]
+			for _, m := range r.cfg.Changes {
+				run = append(run, m.Step())
+			}
+		} else if st.Replays {
+			r.stop()
+		}
+		for _, st := range run {
+			o, err := r.step(ctx, st)
+			if err != nil {
+				return nil, nil, err
+			}
+			obs = append(obs, o)
+			expects = append(expects, st.Expect)
+		}
+	}
+	return obs, expects, nil
 }
 
 // stepRunner runs the steps of one scenario against one target instance.
@@ -177,6 +194,7 @@ type stepRunner struct {
 	srv   *running
 	inst  Instance
 	store Store
+	stop  func() // stops the target, once
 }
 
 // step runs one step. An error is the harness's own (a scenario that
