@@ -128,7 +128,9 @@ func TestGeneratorReachesTheEdges(t *testing.T) {
 			return hasStep(sc, func(st suite.Step) bool { return st.Compare == suite.CompareAnswered })
 		},
 		"POST in another case, with a body": func(sc *suite.Scenario, _ string) bool {
-			return hasStep(sc, func(st suite.Step) bool { return st.Method != "POST" && strings.EqualFold(st.Method, "POST") && st.RawBody != nil })
+			return hasStep(sc, func(st suite.Step) bool {
+				return st.Method != "POST" && strings.EqualFold(st.Method, "POST") && st.RawBody != nil
+			})
 		},
 	}
 	found := map[string]bool{}
