@@ -184,7 +184,10 @@ function initializeFailure(err: unknown, launcher: string | undefined): string {
 async function listFailure(err: unknown, signal: AbortSignal, session: Session): Promise<Outcome> {
   if (signal.reason instanceof Deadline) return { session, error: TIMEOUT_TEXT }; // P4.3: not worded
   if (signal.aborted) {
-    await closeNow(session);
+    // invalidated after its initialize: closed as a connected session is
+    // (P2.1, P2.2: stdin, the grace, then the group; P2.5: the DELETE)
+    await session.transport.close().catch(() => {});
+    await session.client.close().catch(() => {});
     return { error: INVALIDATED };
   }
   return { session, error: failureText("tools/list", err) };

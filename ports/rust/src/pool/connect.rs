@@ -50,7 +50,9 @@ pub async fn connect(cfg: &Server, cancel: &CancellationToken) -> Outcome {
     };
     match listed {
         None => {
-            close_failed(&session).await;
+            // Invalidated after its initialize: closed as a connected
+            // session is (P2.1, P2.2: stdin, the grace, then the group).
+            session.close_now(time::close_grace()).await;
             Outcome::Failed(CANCELLED.into())
         }
         Some(Ok(tools)) => Outcome::Connected(Ready { session, tools, list_error: None }),
