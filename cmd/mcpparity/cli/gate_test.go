@@ -92,7 +92,7 @@ func TestGateDivergentFails(t *testing.T) {
 		{defaultDivergence, "01-pure", "[0].body.tools[0].name", "mcp__My_Server___audio"},
 		// P2: an attempt dropped while connecting is not cancelled, so its
 		// process lives on.
-		{"P2-attempt-not-cancelled", "07-routes", "[2].processes.slow.alive", "1"},
+		{"P2-attempt-not-cancelled", "07-routes", "[3].processes.slow.alive", "1"},
 	}
 	if v := os.Getenv(divergeVar); v != "" {
 		cases = []struct{ mutant, scenario, path, got string }{{mutant: v}}
