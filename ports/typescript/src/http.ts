@@ -8,7 +8,9 @@
 //     leaves the request waiting), so that P10 reconnects; the session
 //     itself goes on, as the reference's does;
 //   - closing a live session lets its requests in flight end, then ends
-//     it on the server too (DELETE), each bounded by the close grace.
+//     it on the server too (DELETE): the wait is bounded by the close
+//     grace, the DELETE by DELETE_BOUND_MS, which the time scale does not
+//     shrink (a DELETE is a round trip on the machine, not a rule's time).
 
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -20,6 +22,11 @@ export interface HttpParams {
   url: string;
   headers: Record<string, string>;
 }
+
+// How long the DELETE that ends a session may take (P2.5). The reference's
+// go-sdk bounds it by no time of its own; a scaled grace (60 ms at 0.03)
+// would lose it on a loaded machine.
+const DELETE_BOUND_MS = 2000;
 
 function idKey(id: unknown): string {
   return JSON.stringify(id);
@@ -101,14 +108,14 @@ export class WatchedHttpTransport implements Transport {
    * close ends the session. An established one (its initialize succeeded)
    * first lets the requests in flight end (within the close grace, as a
    * stdio server gets it, P2.4), then ends the session on the server
-   * (DELETE, P2.5, bounded by the grace).
+   * (DELETE, P2.5, bounded by DELETE_BOUND_MS).
    */
   async close(): Promise<void> {
     if (this.graceful) {
       this.graceful = false;
       await this.within(this.graceMs(), new Promise<void>((resolve) => (this.pending.size === 0 ? resolve() : this.idle.push(resolve))));
       await this.within(
-        this.graceMs(),
+        DELETE_BOUND_MS,
         this.inner.terminateSession().catch(() => {
           // the server may have forgotten the session already
         }),
