@@ -26,6 +26,7 @@ type Observation struct {
 	Failures  []string                     `json:"failures,omitempty"`
 	Replays   map[string]replayObservation `json:"replays,omitempty"`
 	Processes map[string]processCount      `json:"processes,omitempty"`
+	Alive     map[string]int               `json:"alive,omitempty"`
 	Parallel  []Observation                `json:"parallel,omitempty"`
 }
 
@@ -247,16 +248,10 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		}
 		o.Store = v
 	}
-	if len(st.Processes) > 0 {
-		bound := r.srv.waits.ProcessSettle
-		if st.Settle != "" {
-			bound, _ = time.ParseDuration(st.Settle) // checked at load
-		}
-		procs, err := r.srv.settle(ctx, st.Processes, bound)
-		if err != nil {
+	if len(st.Processes)+len(st.Alive) > 0 {
+		if err := r.observeProcesses(ctx, st, &o); err != nil {
 			return o, fmt.Errorf("step %s: %w", st.Name, err)
 		}
-		o.Processes = procs
 	}
 	if st.Replays {
 		reps, failures, err := r.srv.observeReplays(ctx)
@@ -270,6 +265,33 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		return o, fmt.Errorf("step %s: %w", st.Name, err)
 	}
 	return o, ctx.Err()
+}
+
+// observeProcesses waits, at most the step's settle, until the processes
+// of its stdio replays have ended, and observes their counts: started and
+// alive for Processes, alive only for Alive.
+func (r *stepRunner) observeProcesses(ctx context.Context, st Step, o *Observation) error {
+	bound := r.srv.waits.ProcessSettle
+	if st.Settle != "" {
+		bound, _ = time.ParseDuration(st.Settle) // checked at load
+	}
+	counts, err := r.srv.settle(ctx, append(append([]string(nil), st.Processes...), st.Alive...), bound)
+	if err != nil {
+		return err
+	}
+	for _, name := range st.Processes {
+		if o.Processes == nil {
+			o.Processes = map[string]processCount{}
+		}
+		o.Processes[name] = counts[name]
+	}
+	for _, name := range st.Alive {
+		if o.Alive == nil {
+			o.Alive = map[string]int{}
+		}
+		o.Alive[name] = counts[name].Alive
+	}
+	return nil
 }
 
 // parallel runs the steps of st at the same time.
