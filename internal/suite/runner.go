@@ -275,21 +275,22 @@ func (r *stepRunner) observeProcesses(ctx context.Context, st Step, o *Observati
 	if st.Settle != "" {
 		bound, _ = time.ParseDuration(st.Settle) // checked at load
 	}
-	counts, err := r.srv.settle(ctx, append(append([]string(nil), st.Processes...), st.Alive...), bound)
+	procs, err := r.srv.settle(ctx, st.Processes, bound)
 	if err != nil {
 		return err
 	}
-	for _, name := range st.Processes {
-		if o.Processes == nil {
-			o.Processes = map[string]processCount{}
-		}
-		o.Processes[name] = counts[name]
+	alive, err := r.srv.settle(ctx, st.Alive, bound)
+	if err != nil {
+		return err
 	}
-	for _, name := range st.Alive {
-		if o.Alive == nil {
-			o.Alive = map[string]int{}
+	if len(procs) > 0 {
+		o.Processes = procs
+	}
+	if len(alive) > 0 {
+		o.Alive = make(map[string]int, len(alive))
+		for name, c := range alive {
+			o.Alive[name] = c.Alive
 		}
-		o.Alive[name] = counts[name].Alive
 	}
 	return nil
 }

@@ -264,6 +264,11 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 	if nested && (st.Replays || st.Changes) {
 		return fmt.Errorf("step %q: replays and changes are not for parallel steps", st.Name)
 	}
+	for _, name := range st.Alive {
+		if slices.Contains(st.Processes, name) {
+			return fmt.Errorf("step %q: %q is in processes and alive: name it in one", st.Name, name)
+		}
+	}
 	if st.Settle != "" {
 		if d, err := time.ParseDuration(st.Settle); err != nil || d <= 0 || len(st.Processes)+len(st.Alive) == 0 {
 			return fmt.Errorf("step %q: settle %q: want a positive duration, with processes or alive", st.Name, st.Settle)

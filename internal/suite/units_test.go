@@ -131,6 +131,8 @@ func TestLoadScenariosRejectsBadFiles(t *testing.T) {
 		"02-empty-step.json":    `{"steps":[{"name":"s"}]}`,
 		"03-two-servers.json":   `{"servers":{"x":{"replay":"a","live":"sse"}},"steps":[]}`,
 		"04-no-name.json":       `{"steps":[{"method":"GET","path":"/"}]}`,
+		"05-both-counts.json":   `{"steps":[{"name":"s","method":"GET","path":"/","processes":["x"],"alive":["x"]}]}`,
+		"06-bare-settle.json":   `{"steps":[{"name":"s","method":"GET","path":"/","settle":"1s"}]}`,
 	} {
 		fs := fstest.MapFS{name: {Data: []byte(body)}}
 		if _, err := suite.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), name) {
