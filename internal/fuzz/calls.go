@@ -274,26 +274,35 @@ func (g *generator) linkMembers(s *stream, ms []member) []member {
 		}
 	}
 	if s.chance(25) {
-		ms = append(ms, member{"size", strconv.Itoa(s.intn(5000))})
+		ms = append(ms, member{"size", strconv.Itoa(oneOf(s, []int{0, s.intn(5000)}))})
 	}
 	return g.metaMembers(s, ms)
 }
 
-// metaMembers adds, now and then, _meta and annotations (J1.4: annotation
-// keys sorted, _meta a map).
+// metaMembers adds, now and then, _meta and annotations (J1.4: the
+// go-sdk's three keys, sorted, empty ones omitted; _meta a map). Raw
+// annotations reach the wire as written: in any order, with empty values
+// and a key the go-sdk does not know.
 func (g *generator) metaMembers(s *stream, ms []member) []member {
 	if s.chance(25) {
 		ms = append(ms, member{"meta", s.jsonObject(1)})
 	}
 	if s.chance(25) {
-		ann := []member{{"priority", oneOf(s, []string{"0.5", "1", "0.25"})}}
+		ann := []member{{"priority", oneOf(s, []string{"0.5", "1", "0.25", "0"})}}
 		if s.chance(50) {
-			ann = append(ann, member{"audience", oneOf(s, []string{`["user"]`, `["assistant","user"]`})})
+			ann = append(ann, member{"audience", oneOf(s, []string{`["user"]`, `["assistant","user"]`, `[]`})})
 		}
 		if s.chance(50) {
-			ann = append(ann, member{"lastModified", `"2025-01-12T15:00:58Z"`})
+			ann = append(ann, member{"lastModified", oneOf(s, []string{`"2025-01-12T15:00:58Z"`, `""`})})
 		}
-		ms = append(ms, member{"annotations", s.object(ann)})
+		if s.chance(50) {
+			ms = append(ms, member{"annotations", s.object(ann)})
+			return ms
+		}
+		if s.chance(30) {
+			ann = append(ann, member{oneOf(s, jsonKeys), s.jsonValue(1)})
+		}
+		ms = append(ms, member{"rawAnnotations", s.jsonString(s.object(ann))})
 	}
 	return ms
 }

@@ -57,7 +57,11 @@ type GenBlock struct {
 	Size        *int64           `json:"size,omitempty"`
 	Meta        map[string]any   `json:"meta,omitempty"`
 	Annotations *mcp.Annotations `json:"annotations,omitempty"`
-	Blob        string           `json:"blob,omitempty"`
+	// RawAnnotations, a JSON object as text, is written as the block's
+	// annotations as it is (key order, keys the go-sdk does not know), in
+	// place of Annotations.
+	RawAnnotations string `json:"rawAnnotations,omitempty"`
+	Blob           string `json:"blob,omitempty"`
 }
 
 var genSchema = json.RawMessage(`{"type":"object","properties":{"blocks":{"type":"array"},"isError":{"type":"boolean"},"structured":{"type":"string"},"rpcError":{"type":"string"},"roots":{"type":"boolean"}}}`)
@@ -101,6 +105,13 @@ func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 // content builds the block; runes counts the text made so far, bounded by
 // GenMaxRunes.
 func (b GenBlock) content(runes *int) (mcp.Content, error) {
+	if b.RawAnnotations != "" {
+		a, err := rawAnnotations(b.RawAnnotations)
+		if err != nil {
+			return nil, err
+		}
+		b.Annotations = a
+	}
 	switch b.Type {
 	case "text":
 		if b.Repeat < 0 {
@@ -110,7 +121,7 @@ func (b GenBlock) content(runes *int) (mcp.Content, error) {
 		if *runes > GenMaxRunes {
 			return nil, fmt.Errorf("more than %d runes", GenMaxRunes)
 		}
-		return &mcp.TextContent{Text: b.Text + strings.Repeat(b.Unit, b.Repeat)}, nil
+		return &mcp.TextContent{Text: b.Text + strings.Repeat(b.Unit, b.Repeat), Annotations: b.Annotations}, nil
 	case "image":
 		return &mcp.ImageContent{Data: tinyPNG, MIMEType: b.MIMEType, Annotations: b.Annotations}, nil
 	case "audio":
@@ -183,8 +194,8 @@ func rewriteSchemas(schemas map[string]any) mcp.Middleware {
 // single JSON bodies when jsonResponse is set.
 func GenHandler(jsonResponse bool) http.Handler {
 	s := NewGen()
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+	return expandingHandler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
 }
 
 // EmptyName is the serverInfo name of the empty server.
@@ -202,5 +213,5 @@ func EmptyHandler() http.Handler {
 // ServeGenStdio serves one session of the gen server over newline-delimited
 // JSON on in and out, until in ends or ctx is cancelled.
 func ServeGenStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return NewGen().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	return NewGen().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{rawAnnotationsWriter{out}}})
 }

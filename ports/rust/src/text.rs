@@ -102,7 +102,8 @@ fn ordered(v: &Value, order: &[&str], nested: Option<(&str, &[&str])>) -> String
     let mut first = true;
     for &k in order {
         let Some(f) = v.get(k) else { continue };
-        if is_empty(f) {
+        let annotations = k == "annotations" && f.is_object();
+        if is_empty(f) && !annotations {
             continue;
         }
         if !first {
@@ -112,11 +113,30 @@ fn ordered(v: &Value, order: &[&str], nested: Option<(&str, &[&str])>) -> String
         gojson::write_string(&mut out, k);
         out.push(':');
         match nested {
+            _ if annotations => out.push_str(&annotations_json(f)),
             Some((name, inner)) if name == k => out.push_str(&ordered(f, inner, None)),
             _ => gojson::write_value(&mut out, f, None, 0),
         }
     }
     out.push('}');
+    out
+}
+
+/// J1.4: annotations as the go-sdk reads them: its three keys in order,
+/// each omitted when empty (a priority of 0 too), `{}` when none is left.
+fn annotations_json(v: &Value) -> String {
+    const KEYS: [&str; 3] = ["audience", "lastModified", "priority"];
+    let mut kept = serde_json::Map::new();
+    for k in KEYS {
+        match v.get(k) {
+            Some(f) if !is_empty(f) && f.as_f64() != Some(0.0) => {
+                kept.insert(k.to_string(), f.clone());
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    gojson::write_value(&mut out, &Value::Object(kept), None, 0);
     out
 }
 

@@ -104,8 +104,9 @@ export class Ordered {
   constructor(readonly entries: [string, unknown][]) {}
 }
 
+// isEmpty: a field the go-sdk omits; a number (size) is kept, 0 included.
 function isEmpty(v: unknown): boolean {
-  if (v === undefined || v === null || v === "" || v === 0 || v === false) return true;
+  if (v === undefined || v === null || v === "") return true;
   if (Array.isArray(v)) return v.length === 0;
   if (typeof v === "object") return Object.keys(v as object).length === 0;
   return false;
@@ -117,6 +118,19 @@ const BLOCK_FIELDS = [
   "description", "size", "_meta", "annotations", "icons",
 ];
 const RESOURCE_FIELDS = ["uri", "mimeType", "text", "blob", "_meta"];
+// The go-sdk's annotations: these keys only, in this order; written even
+// when none is left ({}).
+const ANNOTATION_FIELDS = ["audience", "lastModified", "priority"];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+// annotations keeps the go-sdk's keys of an annotations object.
+function annotations(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  return new Ordered(ANNOTATION_FIELDS.filter((f) => !isEmpty(v[f]) && v[f] !== 0).map((f) => [f, v[f]]));
+}
 
 /**
  * blockJSON writes a content block in the field order of the JSON forms,
@@ -126,7 +140,7 @@ export function blockJSON(block: Record<string, unknown>): string {
   const entries: [string, unknown][] = [];
   for (const f of BLOCK_FIELDS) {
     const v = block[f];
-    if (isEmpty(v)) continue;
+    if (isEmpty(v) && !(f === "annotations" && isObject(v))) continue;
     if (f === "resource" && v !== null && typeof v === "object" && !Array.isArray(v)) {
       const r = v as Record<string, unknown>;
       const re: [string, unknown][] = [];
@@ -136,7 +150,7 @@ export function blockJSON(block: Record<string, unknown>): string {
       entries.push([f, new Ordered(re)]);
       continue;
     }
-    entries.push([f, v]);
+    entries.push([f, f === "annotations" ? annotations(v) : v]);
   }
   return marshal(new Ordered(entries));
 }

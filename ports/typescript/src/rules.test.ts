@@ -55,7 +55,7 @@ test("P11–P13: flattening", () => {
   );
   assert.equal(
     flatten({ content: [{ name: "n", uri: "u", type: "resource_link", _meta: {}, size: 0 }] }),
-    '{"type":"resource_link","uri":"u","name":"n"}',
+    '{"type":"resource_link","uri":"u","name":"n","size":0}',
   );
   assert.equal(flatten({ content: [], structuredContent: { b: 1, a: [1, "<"] } }), '{\n  "a": [\n    1,\n    "\\u003c"\n  ],\n  "b": 1\n}');
   assert.equal(callOutput({ content: [] }, 0), "[ok] (aucune sortie)");
@@ -107,6 +107,11 @@ test("JSON forms", () => {
     blockJSON({ annotations: { priority: 1, audience: ["user"] }, type: "resource", resource: { text: "t", uri: "u", extra: 1 } }),
     '{"type":"resource","resource":{"uri":"u","text":"t"},"annotations":{"audience":["user"],"priority":1}}',
   );
+  assert.equal(
+    blockJSON({ type: "resource_link", uri: "u", annotations: { priority: 0, x: true, lastModified: "" } }),
+    '{"type":"resource_link","uri":"u","annotations":{}}',
+  );
+  assert.equal(blockJSON({ type: "resource_link", uri: "u", annotations: null }), '{"type":"resource_link","uri":"u"}');
 });
 
 test("C2, C3: transport and validation", () => {

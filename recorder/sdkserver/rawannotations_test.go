@@ -1,0 +1,100 @@
+package sdkserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+)
+
+const (
+	rawInit   = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	rawReady  = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	rawCall   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gen","arguments":{"blocks":[{"type":"text","text":"t","rawAnnotations":"{\"priority\":0.5,\"x\":[1],\"audience\":[\"user\"]}"}]}}}`
+	rawWanted = `"annotations":{"priority":0.5,"x":[1],"audience":["user"]}`
+)
+
+// TestGenRawAnnotationsStdio: over stdio, a block's rawAnnotations are
+// written as given, key order and unknown keys kept.
+func TestGenRawAnnotationsStdio(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- sdkserver.ServeGenStdio(ctx, inR, outW); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	var got string
+	for _, msg := range []string{rawInit, rawReady, rawCall} {
+		if _, err := io.WriteString(inW, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if msg == rawReady {
+			continue
+		}
+		if !lines.Scan() {
+			t.Fatalf("no answer to %s: %v", msg, lines.Err())
+		}
+		got = lines.Text()
+	}
+	inW.Close()
+	if err := <-done; err != nil && ctx.Err() != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, rawWanted) {
+		t.Errorf("answer %s, want it to hold %s", got, rawWanted)
+	}
+}
+
+// TestGenRawAnnotationsHTTP: the same over Streamable HTTP, JSON and SSE.
+func TestGenRawAnnotationsHTTP(t *testing.T) {
+	for _, jsonResponse := range []bool{true, false} {
+		srv := httptest.NewServer(sdkserver.GenHandler(jsonResponse))
+		session := ""
+		var got string
+		for _, msg := range []string{rawInit, rawReady, rawCall} {
+			got, session = send(t, http.MethodPost, srv.URL, session, msg)
+		}
+		send(t, http.MethodDelete, srv.URL, session, "")
+		srv.Close()
+		if !strings.Contains(got, rawWanted) {
+			t.Errorf("json %v: answer %s, want it to hold %s", jsonResponse, got, rawWanted)
+		}
+	}
+}
+
+// send makes one request of a session (none yet: session ""); it gives
+// the answer's body and the session.
+func send(t *testing.T, method, url, session, msg string) (body, sessionID string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, method, url, bytes.NewBufferString(msg))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		session = id
+	}
+	return string(raw), session
+}
