@@ -95,12 +95,11 @@ impl StdioConn {
         self.write(body).await
     }
 
-    /// P2.2: stdin closed, a grace for the server to exit, then SIGTERM
-    /// to its group and the grace once more (as the go-sdk's command
-    /// transport does: a server that ends on SIGTERM, such as a replay
-    /// writing its report, gets to), then the group killed, whether its
-    /// leader exited or not. Without grace (P2.1, P2.3) the group is killed
-    /// first: the server gets no chance to act on the end of its input.
+    /// P2.2: stdin closed, a grace for the server to exit, then the group
+    /// killed, whether its leader exited or not (no SIGTERM first: a server
+    /// deaf to it would get the grace twice). Without grace (P2.1, P2.3)
+    /// the group is killed first: the server gets no chance to act on the
+    /// end of its input.
     pub async fn close(&self, grace: Duration) {
         if grace.is_zero() {
             self.kill();
@@ -110,10 +109,7 @@ impl StdioConn {
         if let Ok(mut stdin) = tokio::time::timeout(grace, self.stdin.lock()).await {
             stdin.take();
         }
-        if !self.exits_within(grace).await && !grace.is_zero() {
-            self.signal(libc::SIGTERM);
-            self.exits_within(grace).await;
-        }
+        self.exits_within(grace).await;
         self.kill();
     }
 
