@@ -251,7 +251,7 @@ func (g *generator) block(s *stream) string {
 		} else {
 			ms = append(ms, member{"blob", s.jsonString(s.text())})
 		}
-		return s.object(g.metaMembers(s, ms))
+		return s.object(g.metaMembers(s, ms, resourceForeign))
 	}
 	text := s.text()
 	if s.chance(20) {
@@ -276,16 +276,30 @@ func (g *generator) linkMembers(s *stream, ms []member) []member {
 	if s.chance(25) {
 		ms = append(ms, member{"size", strconv.Itoa(oneOf(s, []int{0, s.intn(5000)}))})
 	}
-	return g.metaMembers(s, ms)
+	return g.metaMembers(s, ms, linkForeign)
 }
 
+// Fields of other block types, which a block of these types does not have
+// (J1.4: dropped), as a server in another language may send them.
+var (
+	linkForeign     = []member{{"data", `"AAAA"`}, {"text", `"t"`}, {"resource", `{"uri":"mcpparity://r","text":"r"}`}}
+	resourceForeign = []member{{"uri", `"mcpparity://top"`}, {"name", `"top"`}, {"mimeType", `"text/plain"`}, {"data", `"AAAA"`}, {"text", `"t"`}}
+)
+
 // metaMembers adds, now and then, _meta and annotations (J1.4: the
-// go-sdk's three keys, sorted, empty ones omitted; _meta a map). Raw
-// annotations reach the wire as written: in any order, with empty values
-// and a key the go-sdk does not know.
-func (g *generator) metaMembers(s *stream, ms []member) []member {
+// go-sdk's three keys, sorted, empty ones omitted; _meta a map), or fields
+// of another block type. Raw annotations reach the wire as written: in any
+// order, with empty values and a key the go-sdk does not know.
+func (g *generator) metaMembers(s *stream, ms []member, foreign []member) []member {
 	if s.chance(25) {
 		ms = append(ms, member{"meta", s.jsonObject(1)})
+	}
+	if s.chance(10) {
+		raw := []member{oneOf(s, foreign)}
+		if s.chance(40) {
+			raw = append(raw, oneOf(s, foreign))
+		}
+		return append(ms, member{"rawMembers", s.jsonString(s.object(raw))})
 	}
 	if s.chance(25) {
 		ann := []member{{"priority", oneOf(s, []string{"0.5", "1", "0.25", "0"})}}

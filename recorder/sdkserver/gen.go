@@ -61,7 +61,11 @@ type GenBlock struct {
 	// annotations as it is (key order, keys the go-sdk does not know), in
 	// place of Annotations.
 	RawAnnotations string `json:"rawAnnotations,omitempty"`
-	Blob           string `json:"blob,omitempty"`
+	// RawMembers, a JSON object as text, has its members written into the
+	// block as they are (fields its type does not have), in place of
+	// annotations.
+	RawMembers string `json:"rawMembers,omitempty"`
+	Blob       string `json:"blob,omitempty"`
 }
 
 var genSchema = json.RawMessage(`{"type":"object","properties":{"blocks":{"type":"array"},"isError":{"type":"boolean"},"structured":{"type":"string"},"rpcError":{"type":"string"},"roots":{"type":"boolean"}}}`)
@@ -105,8 +109,17 @@ func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 // content builds the block; runes counts the text made so far, bounded by
 // GenMaxRunes.
 func (b GenBlock) content(runes *int) (mcp.Content, error) {
-	if b.RawAnnotations != "" {
-		a, err := rawAnnotations(b.RawAnnotations)
+	if b.RawAnnotations != "" && b.RawMembers != "" {
+		return nil, errors.New("rawAnnotations and rawMembers both given")
+	}
+	for _, raw := range []struct {
+		text    string
+		members bool
+	}{{b.RawAnnotations, false}, {b.RawMembers, true}} {
+		if raw.text == "" {
+			continue
+		}
+		a, err := rawMarker(raw.text, raw.members)
 		if err != nil {
 			return nil, err
 		}

@@ -7,37 +7,53 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A go-sdk server writes a block's annotations from a struct, in its field
-// order (audience, lastModified, priority) and nothing else; a server in
-// another language writes the keys its own code holds, in its own order.
-// A gen block's rawAnnotations is such an object: the handler stands a
-// marker in for it, and the gen server's writers put the text in its place.
+// A go-sdk server writes a block from a struct: the fields of its type, in
+// the struct's order, and nothing else; a server in another language
+// writes what its own code holds, in its own order. A gen block's
+// rawAnnotations is such an annotations object, its rawMembers such
+// members (fields of another block type, say): the handler stands a marker
+// annotation in for them, and the gen server's writers put the text in its
+// place, the annotations object's, or the whole annotations member's.
 
-const rawAnnotationsMarker = "mcpparity-raw-annotations:"
+const (
+	rawAnnotationsMarker = "mcpparity-raw-annotations:"
+	rawMembersMarker     = "mcpparity-raw-members:"
+)
 
-var rawAnnotationsRE = regexp.MustCompile(`\{"lastModified":"` + rawAnnotationsMarker + `([A-Za-z0-9_-]*)"\}`)
+var rawMarkerRE = regexp.MustCompile(`("annotations":)\{"lastModified":"(` + rawAnnotationsMarker + `|` + rawMembersMarker + `)([A-Za-z0-9_-]*)"\}`)
 
-// rawAnnotations is the marker of text, a JSON object.
-func rawAnnotations(text string) (*mcp.Annotations, error) {
+// rawMarker is the marker annotation of text, a JSON object: written as
+// the block's annotations, or (members) its members in their place.
+func rawMarker(text string, members bool) (*mcp.Annotations, error) {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal([]byte(text), &obj) != nil || obj == nil {
-		return nil, errors.New("rawAnnotations: not a JSON object")
+	if json.Unmarshal([]byte(text), &obj) != nil || obj == nil || members && len(obj) == 0 {
+		return nil, errors.New("not a JSON object (of one member or more, for rawMembers)")
 	}
-	return &mcp.Annotations{LastModified: rawAnnotationsMarker + base64.RawURLEncoding.EncodeToString([]byte(text))}, nil
+	marker := rawAnnotationsMarker
+	if members {
+		text = strings.TrimSpace(text)
+		text, marker = text[1:len(text)-1], rawMembersMarker
+	}
+	return &mcp.Annotations{LastModified: marker + base64.RawURLEncoding.EncodeToString([]byte(text))}, nil
 }
 
 // expandRawAnnotations replaces each marker in a written message by its text.
 func expandRawAnnotations(b []byte) []byte {
-	return rawAnnotationsRE.ReplaceAllFunc(b, func(m []byte) []byte {
-		raw, err := base64.RawURLEncoding.DecodeString(string(rawAnnotationsRE.FindSubmatch(m)[1]))
+	return rawMarkerRE.ReplaceAllFunc(b, func(m []byte) []byte {
+		sub := rawMarkerRE.FindSubmatch(m)
+		raw, err := base64.RawURLEncoding.DecodeString(string(sub[3]))
 		if err != nil {
 			return m
 		}
-		return raw
+		if string(sub[2]) == rawMembersMarker {
+			return raw
+		}
+		return append(append([]byte{}, sub[1]...), raw...)
 	})
 }
 

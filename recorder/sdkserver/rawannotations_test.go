@@ -17,12 +17,13 @@ import (
 const (
 	rawInit   = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	rawReady  = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
-	rawCall   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gen","arguments":{"blocks":[{"type":"text","text":"t","rawAnnotations":"{\"priority\":0.5,\"x\":[1],\"audience\":[\"user\"]}"}]}}}`
-	rawWanted = `"annotations":{"priority":0.5,"x":[1],"audience":["user"]}`
+	rawCall   = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gen","arguments":{"blocks":[{"type":"text","text":"t","rawAnnotations":"{\"priority\":0.5,\"x\":[1],\"audience\":[\"user\"]}"},{"type":"resource_link","uri":"u","name":"n","rawMembers":" {\"data\":\"AA\",\"text\":\"t\"} "}]}}}`
+	rawWanted = `"annotations":{"priority":0.5,"x":[1],"audience":["user"]}},{"type":"resource_link","uri":"u","name":"n","data":"AA","text":"t"}`
 )
 
 // TestGenRawAnnotationsStdio: over stdio, a block's rawAnnotations are
-// written as given, key order and unknown keys kept.
+// written as given, key order and unknown keys kept, and its rawMembers
+// in place of its annotations.
 func TestGenRawAnnotationsStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

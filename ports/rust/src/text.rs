@@ -80,18 +80,23 @@ fn block_text(b: &Value) -> String {
     }
 }
 
-/// J1.4: a content block in the go-sdk's field order, empty fields omitted.
+/// J1.4: a content block in the go-sdk's field order, the fields of its
+/// type only, empty fields omitted.
 pub fn block_json(b: &Value) -> String {
     const ORDER: [&str; 13] = ["type", "text", "mimeType", "data", "resource", "uri", "name", "title",
         "description", "size", "_meta", "annotations", "icons"];
     const RESOURCE: [&str; 5] = ["uri", "mimeType", "text", "blob", "_meta"];
-    let keys: Vec<&str> = if mutant::on("RS-J1.4-sorted-fields") {
-        let mut k = ORDER.to_vec();
-        k.sort();
-        k
-    } else {
-        ORDER.to_vec()
+    // The fields a block of its type has (the go-sdk drops the others).
+    let own: &[&str] = match b.get("type").and_then(Value::as_str) {
+        Some("resource_link") => &["type", "mimeType", "uri", "name", "title", "description", "size", "_meta",
+            "annotations", "icons"],
+        Some("resource") => &["type", "resource", "_meta", "annotations"],
+        _ => &ORDER,
     };
+    let mut keys: Vec<&str> = ORDER.iter().copied().filter(|k| own.contains(k)).collect();
+    if mutant::on("RS-J1.4-sorted-fields") {
+        keys.sort();
+    }
     ordered(b, &keys, Some(("resource", &RESOURCE)))
 }
 

@@ -118,6 +118,11 @@ const BLOCK_FIELDS = [
   "description", "size", "_meta", "annotations", "icons",
 ];
 const RESOURCE_FIELDS = ["uri", "mimeType", "text", "blob", "_meta"];
+// The fields a block of each type has (the go-sdk drops the others).
+const TYPE_FIELDS: Record<string, string[]> = {
+  resource_link: ["mimeType", "uri", "name", "title", "description", "size", "_meta", "annotations", "icons"],
+  resource: ["resource", "_meta", "annotations"],
+};
 // The go-sdk's annotations: these keys only, in this order; written even
 // when none is left ({}).
 const ANNOTATION_FIELDS = ["audience", "lastModified", "priority"];
@@ -134,11 +139,14 @@ function annotations(v: unknown): unknown {
 
 /**
  * blockJSON writes a content block in the field order of the JSON forms,
- * each field omitted when empty; an embedded resource has its own order.
+ * the fields of its type only, each omitted when empty; an embedded
+ * resource has its own order.
  */
 export function blockJSON(block: Record<string, unknown>): string {
   const entries: [string, unknown][] = [];
+  const only = TYPE_FIELDS[String(block.type)];
   for (const f of BLOCK_FIELDS) {
+    if (only && f !== "type" && !only.includes(f)) continue;
     const v = block[f];
     if (isEmpty(v) && !(f === "annotations" && isObject(v))) continue;
     if (f === "resource" && v !== null && typeof v === "object" && !Array.isArray(v)) {
