@@ -129,6 +129,8 @@ func TestBadArguments(t *testing.T) {
 		{"mutate-merge --json x", "no report given"},
 		{"mutate --shard 3/2", ""},
 		{"mutate --coverage maybe", `--coverage "maybe": want on, off or auto`},
+		{"mutate --target-file t.yaml --check", "--check does not apply with --target-file (a target's own catalogue)"},
+		{"mutate --target-file t.yaml --shard 1/2", "--shard does not apply with --target-file (a target's own catalogue)"},
 		{"fuzz --steps 0", "--steps, --parallel and --shrink must be at least 1"},
 	} {
 		args := strings.Fields(c.args)

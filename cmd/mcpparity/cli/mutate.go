@@ -64,6 +64,11 @@ func declareMutateFlags(flags *flag.FlagSet) *mutateFlags {
 	}
 }
 
+// notForTargets are mutate's flags of impl's schemata runs, which a
+// target's own catalogue has no use for: refused, not ignored.
+var notForTargets = []string{"build", "changed", "check", "coverage", "limit", "list", "min-score",
+	"no-filter", "no-tests", "operators", "own-builds", "package", "root", "seed", "shard"}
+
 // runMutate is `mcpparity mutate`: the rule mutants of the catalogue (or
 // operator mutants with --operators), each judged by the conformance check
 // (the suite) and by impl's tests, from one schemata build.
@@ -89,11 +94,17 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	}
 	fz := mutations.FuzzConfig{Duration: *f.fuzzFor, Every: *f.fuzzEvery, Seed: *f.fuzzSeed}
 	if *f.target != "" {
+		for _, name := range notForTargets {
+			if isFlagSet(c, name) {
+				return c.badUsage("--%s does not apply with --target-file (a target's own catalogue)", name)
+			}
+		}
 		cat := ""
 		if isFlagSet(c, "catalogue") {
 			cat = *f.catalogue
 		}
-		return c.runTargetMutants(ctx, mutations.TargetConfig{File: *f.target, Workers: *f.workers, CheckArgs: checkArgs, Fuzz: fz, Catalogue: cat}, *f.rules, *f.jsonOut)
+		return c.runTargetMutants(ctx, mutations.TargetConfig{File: *f.target, Workers: *f.workers, ConfirmWorkers: *f.confirm,
+			Floor: *f.floor, Multiplier: *f.mult, CheckArgs: checkArgs, Fuzz: fz, Catalogue: cat}, *f.rules, *f.jsonOut)
 	}
 	sh, err := mutations.ParseShard(*f.shard)
 	if err != nil {
