@@ -19,7 +19,8 @@ type member struct {
 
 // numberForms are JSON numbers whose text is not what Go writes back.
 var numberForms = []string{"1", "0", "-0", "1.0", "1E2", "1e21", "1e+21", "1e20", "1e-7", "0.000001",
-	"123456789012345678901234567890", "100000000000000000000", "5e-324", "0.1", "-12.5e+3", "9007199254740993", "2.50"}
+	"123456789012345678901234567890", "100000000000000000000", "5e-324", "0.1", "-12.5e+3", "9007199254740993", "2.50",
+	"123456789012345678901", "-2838448192244661000"} // integers whose double has more digits than its shortest form
 
 // jsonKeys are object keys whose order differs by UTF-8 bytes, UTF-16
 // units and insertion, and keys JSON escapes.
