@@ -109,21 +109,17 @@ func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 // content builds the block; runes counts the text made so far, bounded by
 // GenMaxRunes.
 func (b GenBlock) content(runes *int) (mcp.Content, error) {
-	if b.RawAnnotations != "" && b.RawMembers != "" {
-		return nil, errors.New("rawAnnotations and rawMembers both given")
+	var err error
+	switch {
+	case b.RawAnnotations != "" && b.RawMembers != "":
+		err = errors.New("rawAnnotations and rawMembers both given")
+	case b.RawAnnotations != "":
+		b.Annotations, err = rawMarker(b.RawAnnotations, false)
+	case b.RawMembers != "":
+		b.Annotations, err = rawMarker(b.RawMembers, true)
 	}
-	for _, raw := range []struct {
-		text    string
-		members bool
-	}{{b.RawAnnotations, false}, {b.RawMembers, true}} {
-		if raw.text == "" {
-			continue
-		}
-		a, err := rawMarker(raw.text, raw.members)
-		if err != nil {
-			return nil, err
-		}
-		b.Annotations = a
+	if err != nil {
+		return nil, err
 	}
 	switch b.Type {
 	case "text":
@@ -226,5 +222,5 @@ func EmptyHandler() http.Handler {
 // ServeGenStdio serves one session of the gen server over newline-delimited
 // JSON on in and out, until in ends or ctx is cancelled.
 func ServeGenStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	return NewGen().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{rawAnnotationsWriter{out}}})
+	return NewGen().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{rawFieldsWriter{out}}})
 }

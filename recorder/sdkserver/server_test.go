@@ -124,16 +124,23 @@ func TestLongTextIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestServeStdio(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+// serveOverPipes runs serve on two pipes: it gives the server's input, its
+// output, and its result once it returned (its output then closed).
+func serveOverPipes(ctx context.Context, serve func(context.Context, io.Reader, io.Writer) error) (*io.PipeWriter, *io.PipeReader, <-chan error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- sdkserver.ServeStdio(ctx, inR, outW)
+		done <- serve(ctx, inR, outW)
 		outW.Close()
 	}()
+	return inW, outR, done
+}
+
+func TestServeStdio(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inW, outR, done := serveOverPipes(ctx, sdkserver.ServeStdio)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
 		Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {

@@ -42,8 +42,10 @@ func rawMarker(text string, members bool) (*mcp.Annotations, error) {
 	return &mcp.Annotations{LastModified: marker + base64.RawURLEncoding.EncodeToString([]byte(text))}, nil
 }
 
-// expandRawAnnotations replaces each marker in a written message by its text.
-func expandRawAnnotations(b []byte) []byte {
+// expandRawFields replaces each marker in a written message by its text.
+// A message without one is given back as it is (the regexp scans for its
+// literal prefix).
+func expandRawFields(b []byte) []byte {
 	return rawMarkerRE.ReplaceAllFunc(b, func(m []byte) []byte {
 		sub := rawMarkerRE.FindSubmatch(m)
 		raw, err := base64.RawURLEncoding.DecodeString(string(sub[3]))
@@ -57,37 +59,37 @@ func expandRawAnnotations(b []byte) []byte {
 	})
 }
 
-// rawAnnotationsWriter expands the markers of each write: the go-sdk writes
+// rawFieldsWriter expands the markers of each write: the go-sdk writes
 // one message (a stdio line, a JSON body, an SSE event) per call.
-type rawAnnotationsWriter struct{ w io.Writer }
+type rawFieldsWriter struct{ w io.Writer }
 
-func (r rawAnnotationsWriter) Write(b []byte) (int, error) {
-	if _, err := r.w.Write(expandRawAnnotations(b)); err != nil {
+func (r rawFieldsWriter) Write(b []byte) (int, error) {
+	if _, err := r.w.Write(expandRawFields(b)); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
-// rawAnnotationsResponse is an http.ResponseWriter that expands markers.
-type rawAnnotationsResponse struct {
+// rawFieldsResponse is an http.ResponseWriter that expands markers.
+type rawFieldsResponse struct {
 	http.ResponseWriter
 }
 
-func (r rawAnnotationsResponse) Write(b []byte) (int, error) {
-	return rawAnnotationsWriter{r.ResponseWriter}.Write(b)
+func (r rawFieldsResponse) Write(b []byte) (int, error) {
+	return rawFieldsWriter{r.ResponseWriter}.Write(b)
 }
 
-func (r rawAnnotationsResponse) Flush() {
+func (r rawFieldsResponse) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
-func (r rawAnnotationsResponse) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+func (r rawFieldsResponse) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // expandingHandler serves h with markers expanded in its answers.
 func expandingHandler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.ServeHTTP(rawAnnotationsResponse{w}, req)
+		h.ServeHTTP(rawFieldsResponse{w}, req)
 	})
 }

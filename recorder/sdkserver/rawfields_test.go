@@ -21,16 +21,13 @@ const (
 	rawWanted = `"annotations":{"priority":0.5,"x":[1],"audience":["user"]}},{"type":"resource_link","uri":"u","name":"n","data":"AA","text":"t"}`
 )
 
-// TestGenRawAnnotationsStdio: over stdio, a block's rawAnnotations are
+// TestGenRawFieldsStdio: over stdio, a block's rawAnnotations are
 // written as given, key order and unknown keys kept, and its rawMembers
 // in place of its annotations.
-func TestGenRawAnnotationsStdio(t *testing.T) {
+func TestGenRawFieldsStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- sdkserver.ServeGenStdio(ctx, inR, outW); outW.Close() }()
+	inW, outR, done := serveOverPipes(ctx, sdkserver.ServeGenStdio)
 	lines := bufio.NewScanner(outR)
 	lines.Buffer(nil, 1<<20)
 	var got string
@@ -55,8 +52,8 @@ func TestGenRawAnnotationsStdio(t *testing.T) {
 	}
 }
 
-// TestGenRawAnnotationsHTTP: the same over Streamable HTTP, JSON and SSE.
-func TestGenRawAnnotationsHTTP(t *testing.T) {
+// TestGenRawFieldsHTTP: the same over Streamable HTTP, JSON and SSE.
+func TestGenRawFieldsHTTP(t *testing.T) {
 	for _, jsonResponse := range []bool{true, false} {
 		srv := httptest.NewServer(sdkserver.GenHandler(jsonResponse))
 		session := ""
