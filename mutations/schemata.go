@@ -603,7 +603,9 @@ func (s *Schemata) copyText(p *pkgSrc, sf *srcFile, fn *ast.FuncDecl, m Mutant, 
 		return "", "does not parse: " + perr.Error()
 	}
 	if len(f.Decls) != 1 {
-		return "", "does not parse as one function"
+		// A helper declared beside the function: the dispatch cannot host it.
+		s.Own[m.ID] = "declares more than its function"
+		return "", ""
 	}
 	cp, ok := f.Decls[0].(*ast.FuncDecl)
 	if !ok || cp.Name.Name != fn.Name.Name || cp.Body == nil {

@@ -151,6 +151,7 @@ func shapesMutants() []Mutant {
 		shapesMutant("broken", "return total", `return "total"`),
 		shapesMutant("unparsable", "return p.X", "return p.X +"),
 		shapesMutant("signature", "(a, b T) []T {", "(a, b T) any {"),
+		shapesMutant("helper", "{ return greeting }", "{ return shout(greeting) }\n\nfunc shout(s string) string { return s + \"!\" }"),
 	}
 }
 
@@ -193,6 +194,9 @@ func shapesPlacement(t *testing.T, bs *schemataBuild) {
 	// alone, and the other mutants of its function stay hosted.
 	if why := bs.own["signature"]; why != "changes the function's signature" {
 		t.Errorf("signature: built alone because %q", why)
+	}
+	if why := bs.own["helper"]; why != "declares more than its function" {
+		t.Errorf("helper: built alone because %q", why)
 	}
 	if why, ok := bs.own["pair"]; ok {
 		t.Errorf("pair: built alone because %q", why)
@@ -273,6 +277,7 @@ func shapesOwn(t *testing.T, r *Runner, ms []Mutant) {
 	for id, w := range map[string]string{
 		"size":      "10 20 4 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
 		"signature": shapesPlain,
+		"helper":    "10 20 3 HELLO!\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
 		"tag":       "10 20 3 HELLO\n6\n1 point\n[1 2]\nx {\"y\":1}\n",
 	} {
 		var m Mutant
