@@ -47,9 +47,12 @@
 // Server messages are placed on the timeline by the recording (Event.After,
 // or the order of stdio lines): a message is sent when the client message
 // it followed is matched, on the stream it was recorded on. A server
-// request's answer is awaited (Options.AnswerTimeout, default 5 s, and the
-// request's context) before the steps recorded after that answer; a missing
-// answer or an error answer is reported in Report.MissingAnswers.
+// request's answer is awaited (Options.AnswerTimeout, default 5 s, the
+// session, and the context of the request that sent it, unless it went on
+// the GET stream: its answer comes on a POST of its own, which may follow
+// the end of that request's connection) before the steps recorded after
+// that answer; a missing answer or an error answer is reported in
+// Report.MissingAnswers.
 //
 // # Errors
 //

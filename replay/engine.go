@@ -373,6 +373,14 @@ func (e *engine) await(ctx context.Context, p *peer, pd *pending, st *step) {
 	timeout := e.opts.answerTimeout()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	// A request sent on the GET stream outlives the request whose script
+	// sent it: its answer comes on a POST of its own, and a client may
+	// close that request's connection first. Only the session's end or the
+	// deadline gives it up.
+	reqDone := ctx.Done()
+	if pd.step != nil && pd.step.onGET && !st.optional {
+		reqDone = nil
+	}
 	var problem string
 	select {
 	case in := <-pd.ch:
@@ -389,7 +397,7 @@ func (e *engine) await(ctx context.Context, p *peer, pd *pending, st *step) {
 		}
 	case <-t.C:
 		problem = fmt.Sprintf("no answer within %v", timeout)
-	case <-ctx.Done():
+	case <-reqDone:
 		problem = "the request or connection ended before the answer"
 		if st.optional {
 			p.waive(pd)
