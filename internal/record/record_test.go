@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -88,6 +89,13 @@ type observation struct {
 
 func observe(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call) observation {
 	t.Helper()
+	return observeSettled(t, cfg, calls, nil)
+}
+
+// observeSettled is observe with settle (when not nil) called after the
+// calls, before the pool closes.
+func observeSettled(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call, settle func()) observation {
+	t.Helper()
 	store, err := impl.NewStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +118,42 @@ func observe(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call) observ
 	for _, c := range calls {
 		o.Outputs = append(o.Outputs, pool.Call(ctx, impl.ExposedName("srv", c.Tool), c.Args, 0))
 	}
+	if settle != nil {
+		settle()
+	}
 	return o
+}
+
+// answeredRequests counts the client answers to server requests an HTTP
+// recording holds.
+func answeredRequests(fx *fixtures.Fixture) int {
+	n := 0
+	for _, ex := range fx.HTTP {
+		var msg struct {
+			Method *string          `json:"method"`
+			Result *json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(ex.Request.Body, &msg) == nil && msg.Method == nil && msg.Result != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// awaitAnswers waits, up to a deadline, until the replay counts n answers
+// to its server requests: a server request sent on a timer (server-
+// everything's roots/list, 350 ms after the session starts) may land after
+// the client's last call, and a client closing before it read it would
+// leave it unanswered, by timing alone.
+func awaitAnswers(t *testing.T, rp *replay.Replay, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for rp.Report().Answers < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replay counts %d answers to its server requests after a minute, want %d:\n%s", rp.Report().Answers, n, rp.Report())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestFidelitySDK: what the reference observes against the replay of each
@@ -257,7 +300,7 @@ func TestEverythingHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := observe(t, impl.MCPServerConfig{Enabled: true, URL: url}, calls)
-	got := observe(t, impl.MCPServerConfig{Enabled: true, URL: rs.URL + "/mcp"}, calls)
+	got := observeSettled(t, impl.MCPServerConfig{Enabled: true, URL: rs.URL + "/mcp"}, calls, func() { awaitAnswers(t, rp, answeredRequests(fx)) })
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("replay differs from the live server-everything (-live +replay):\n%s", d)
 	}
