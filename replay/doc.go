@@ -50,9 +50,9 @@
 // request's answer is awaited (Options.AnswerTimeout, default 5 s, the
 // session, and the context of the request that sent it, unless it went on
 // the GET stream: its answer comes on a POST of its own, which may follow
-// the end of that request's connection) before the steps recorded after
-// that answer; a missing answer or an error answer is reported in
-// Report.MissingAnswers.
+// the end of that request's connection, and the GET stream's later events
+// are the session's too) before the steps recorded after that answer; a
+// missing answer or an error answer is reported in Report.MissingAnswers.
 //
 // # Errors
 //

@@ -332,7 +332,9 @@ func (e *engine) run(ctx context.Context, p *peer, s *script, clientID json.RawM
 	}()
 	for i := range s.steps {
 		st := &s.steps[i]
-		if st.kind != stepAwait {
+		// ctx bounds what goes on the request's own stream; the GET
+		// stream's steps are the session's (await: see there).
+		if st.kind != stepAwait && !st.onGET {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
