@@ -24,6 +24,9 @@ type Result struct {
 	Err      string          `json:"error,omitempty"`
 	Logs     string          `json:"logs,omitempty"`
 	Duration time.Duration   `json:"duration"`
+	// Rerun says why a timed scenario ran twice, and how each run ended
+	// (rerun.go); the verdict is the second run's.
+	Rerun string `json:"rerun,omitempty"`
 	// Observed is the normalized observation, as a golden file holds it.
 	Observed []byte `json:"-"`
 }
@@ -81,26 +84,14 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 			}
 		}
 	}()
+	rr := newRerunner(len(scenarios), !cfg.FailFast)
 	for i, s := range scenarios {
 		go func() {
 			defer close(done[i])
-			if <-turns[i] {
-				defer func() { <-slots }()
-			}
-			if ctx.Err() != nil {
-				results[i] = Result{Scenario: s.ID(), Verdict: verdict.Skipped}
-				return
-			}
-			start := time.Now()
-			res := checkOne(ctx, cfg, s, golden, deviations)
-			res.Duration = time.Since(start).Round(time.Millisecond)
-			if res.Verdict == verdict.Error && ctx.Err() != nil {
-				res = Result{Scenario: s.ID(), Verdict: verdict.Skipped, Duration: res.Duration}
-			}
-			if res.Verdict == verdict.Fail && cfg.FailFast {
+			results[i] = checkInTurn(ctx, cfg, s, golden, deviations, <-turns[i], slots, rr)
+			if results[i].Verdict == verdict.Fail && cfg.FailFast {
 				stop()
 			}
-			results[i] = res
 		}()
 	}
 	for i := range scenarios {
@@ -113,13 +104,41 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 	return results
 }
 
+// checkInTurn runs s in the slot it was given (took: one was taken for
+// it), and once more alone when it is timed and fails.
+func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation, took bool, slots chan struct{}, rr *rerunner) Result {
+	res := checkTimed(ctx, cfg, s, golden, deviations)
+	rr.firstRunDone()
+	if took {
+		<-slots
+	}
+	if !wantsRerun(cfg, s, res) {
+		return res
+	}
+	return rr.again(ctx, res, func() Result { return checkTimed(ctx, cfg, s, golden, deviations) })
+}
+
+// checkTimed is checkOne with its duration; skipped when ctx has ended.
+func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation) Result {
+	if ctx.Err() != nil {
+		return Result{Scenario: s.ID(), Verdict: verdict.Skipped}
+	}
+	start := time.Now()
+	res := checkOne(ctx, cfg, s, golden, deviations)
+	res.Duration = time.Since(start).Round(time.Millisecond)
+	if res.Verdict == verdict.Error && ctx.Err() != nil {
+		res = Result{Scenario: s.ID(), Verdict: verdict.Skipped, Duration: res.Duration}
+	}
+	return res
+}
+
 // startOrder lists the indexes of scenarios in the order they start: those
 // that set a time scale (they wait on deadlines) first, then the others,
 // each in name order.
 func startOrder(scenarios []*Scenario) []int {
 	var first, rest []int
 	for i, s := range scenarios {
-		if _, ok := s.Env["MCPPARITY_TIME_SCALE"]; ok {
+		if s.Timed() {
 			first = append(first, i)
 		} else {
 			rest = append(rest, i)
@@ -129,6 +148,14 @@ func startOrder(scenarios []*Scenario) []int {
 }
 
 func summary(r Result) string {
+	s := verdictSummary(r)
+	if r.Rerun != "" {
+		s += "  (" + r.Rerun + ")"
+	}
+	return s
+}
+
+func verdictSummary(r Result) string {
 	switch r.Verdict {
 	case verdict.Error:
 		return "  " + r.Err

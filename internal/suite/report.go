@@ -73,10 +73,13 @@ func WriteMarkdown(w io.Writer, target string, results []Result) {
 	}
 	fmt.Fprintf(w, "\n**%s**\n", Totals(results))
 	for _, r := range results {
-		if len(r.Diffs) == 0 && r.Err == "" {
+		if len(r.Diffs) == 0 && r.Err == "" && r.Rerun == "" {
 			continue
 		}
 		fmt.Fprintf(w, "\n## %s\n\n", r.Scenario)
+		if r.Rerun != "" {
+			fmt.Fprintf(w, "Ran twice: %s.\n\n", mdCode(r.Rerun))
+		}
 		if r.Err != "" {
 			fmt.Fprintf(w, "Could not run: `%s`\n\n", r.Err)
 		}
@@ -143,6 +146,9 @@ func WriteJUnit(w io.Writer, target string, results []Result) error {
 			c.Error = &junitMessage{Message: r.Err, Body: r.Logs}
 		case verdict.Accepted:
 			c.SystemOut = b.String()
+		}
+		if r.Rerun != "" {
+			c.SystemOut = "ran twice: " + r.Rerun + "\n" + c.SystemOut
 		}
 		s.Cases = append(s.Cases, c)
 	}

@@ -49,6 +49,9 @@ type Config struct {
 	Parallel int
 	// FailFast stops Check at the first scenario that fails.
 	FailFast bool
+	// NoRerun keeps the first verdict of a timed scenario that fails
+	// (rerun.go).
+	NoRerun bool
 	// Waits bound the waits on the target (zero: the defaults).
 	Waits Waits
 }

@@ -111,6 +111,7 @@ func runCheck(ctx context.Context, c *call) int {
 	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file (its folder is made)")
 	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
 	parallel := fs.Int("parallel", suite.DefaultParallel, "scenarios run at once")
+	noRerun := fs.Bool("no-rerun", false, "keep the first verdict of a scenario that sets a time scale and fails (by default it runs once more, alone, after the others)")
 	sf := declareSuiteFlags(fs, true)
 	if code, done := c.parse(); done {
 		return code
@@ -131,7 +132,7 @@ func runCheck(ctx context.Context, c *call) int {
 		return c.fail(exitCannotRun, err)
 	}
 	defer outs.abort()
-	cfg.FailFast, cfg.Parallel = *failFast, *parallel
+	cfg.FailFast, cfg.Parallel, cfg.NoRerun = *failFast, *parallel, *noRerun
 	if err := probe(ctx, cfg.Target); err != nil {
 		return c.failf(exitCannotRun, "target %s cannot be reached, no scenario was run: %v", cfg.Target.Name(), err)
 	}
@@ -160,7 +161,9 @@ const checkNotes = `
 The embedded scenarios run, then those of each --suite folder (its
 scenarios/*.json, compared with its golden/*.golden, replaying its
 fixtures/ first, then the embedded recordings); --no-builtin leaves the
-embedded ones out.
+embedded ones out. A scenario that sets a time scale and fails runs once
+more, alone, after the others: its verdict is that run's, and the report
+says it ran twice (--no-rerun keeps the first).
 exit codes:
   0  parity: every scenario passed (accepted deviations included)
   1  divergence: the target behaved differently; the report names the scenario, step and field
