@@ -117,14 +117,14 @@ func bounded(t *testing.T, d time.Duration) (context.Context, context.CancelFunc
 	return context.WithTimeout(context.Background(), d)
 }
 
-// command runs the harness under ctx; at ctx's end it gets SIGTERM, on
-// which it stops its targets and their servers, and SIGKILL 30 s later.
 // mutateWorkers is the --workers of the mutate runs of these tests: one
 // check per CPU. The default, four per CPU, is no faster for a port's
 // catalogue (the TypeScript port's 96 mutants: 252 s with 8, 251 s with 2,
 // on 2 cores) and only loads the machine for the packages tested beside.
 func mutateWorkers() string { return strconv.Itoa(runtime.NumCPU()) }
 
+// command runs the harness under ctx; at ctx's end it gets SIGTERM, on
+// which it stops its targets and their servers, and SIGKILL 30 s later.
 func command(ctx context.Context, bin string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

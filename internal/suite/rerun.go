@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -19,11 +20,9 @@ import (
 
 // Timed tells whether s sets a time scale.
 func (s *Scenario) Timed() bool {
-	_, ok := s.Env[timeScaleVar]
+	_, ok := s.Env[impl.TimeScaleVar]
 	return ok
 }
-
-const timeScaleVar = "MCPPARITY_TIME_SCALE"
 
 // rerunner holds the reruns until every first run is over (unless
 // FailFast), and runs them one at a time.

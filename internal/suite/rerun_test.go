@@ -13,10 +13,10 @@ import (
 
 // TestRerunAlone: a timed scenario (17-launchers) that fails among the
 // others is run once more, alone (with FailFast at once), and its verdict
-// is that run's; the report says it ran twice. The target is the reference as a process of
-// its own, started by a script that unscales its first start (20 s
-// deadlines instead of 300 ms: non-launchers connect): the failure a
-// loaded machine can cause, made on purpose.
+// is that run's; the report says it ran twice. The target is the
+// reference as a process of its own, started by a script that unscales its
+// first start (20 s deadlines instead of 300 ms: non-launchers connect):
+// the failure a loaded machine can cause, made on purpose.
 func TestRerunAlone(t *testing.T) {
 	launchers := scenarioNamed(t, "17-launchers")
 	cases := []struct {
