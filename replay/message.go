@@ -19,6 +19,9 @@ type message struct {
 	params  json.RawMessage
 	result  bool // a response carrying "result"
 	isError bool // a response carrying "error"
+	// nullID: an error answer with "id": null, to a request the server
+	// could not read (JSON-RPC 2.0, 5); it answers no request of its own.
+	nullID bool
 }
 
 func (m *message) isRequest() bool  { return m.method != "" && m.id != nil }
@@ -78,7 +81,9 @@ func parseMessage(raw []byte) (*message, error) {
 		end := int(dec.InputOffset())
 		switch key {
 		case "id":
-			if string(v) != "null" {
+			if string(v) == "null" {
+				m.nullID = true
+			} else {
 				m.id, m.idStart, m.idEnd = v, end-len(v), end
 			}
 		case "method":
@@ -93,7 +98,7 @@ func parseMessage(raw []byte) (*message, error) {
 			m.isError = true
 		}
 	}
-	if m.method == "" && (m.id == nil || !m.result && !m.isError) {
+	if m.method == "" && !(m.id != nil && (m.result || m.isError) || m.nullID && m.isError) {
 		return nil, errors.New("neither a request, a notification nor a response")
 	}
 	return m, nil

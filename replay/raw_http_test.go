@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpparity/mcpparity/fixtures"
 )
 
 // rawPost posts body with the headers a plain client would send.
@@ -282,5 +284,19 @@ func TestRecordedQueryIgnored(t *testing.T) {
 	h.rawConnect(t)
 	if rep := h.r.Report(); !rep.Clean() {
 		t.Fatalf("report:\n%s", rep.String())
+	}
+}
+
+// A server's error answer with "id": null (to a request it could not
+// read) is replayed as it came, its null id kept.
+func TestRawNullIDErrorAnswer(t *testing.T) {
+	fx := load(t, "json.json")
+	fx.HTTP[0].Response = fixtures.Response{Status: http.StatusBadRequest, ContentType: "application/json",
+		Body: json.RawMessage(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Unsupported protocol version"},"id":null}`)}
+	h := serve(t, fx, Options{})
+	resp := h.rawPost(t, "", string(fx.HTTP[0].Request.Body))
+	body := readAll(t, resp)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `"id":null`) || !strings.Contains(body, `Unsupported protocol version`) {
+		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
 }
