@@ -28,9 +28,8 @@ type kind struct {
 // recordedCall is a call of a call script (scenarios/calls*.json): a
 // replay answers these arguments only.
 type recordedCall struct {
-	Tool  string          `json:"tool"`
-	Args  json.RawMessage `json:"args"`
-	Fails bool            `json:"fails,omitempty"`
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
 }
 
 // kindNames are the kinds, in the order the header considers them; each

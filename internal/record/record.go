@@ -58,15 +58,6 @@ const (
 // ErrNoNpx is returned for the everything set when npx is not on PATH.
 var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started through npx)")
 
-// Call is one call of a recording script.
-type Call struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args"`
-	// Fails says the call is expected to fail (a JSON-RPC error): the pool
-	// retries it once after reconnecting, and both tries are recorded.
-	Fails bool `json:"fails,omitempty"`
-}
-
 // Script returns the calls made while recording a set: scenarios/calls.json
 // for the SDK server, calls-edge.json for the edge server,
 // calls-everything.json for server-everything.
@@ -84,6 +75,9 @@ func Script(s Set) ([]Call, error) {
 	}
 	var calls []Call
 	if err := decodeJSON(data, &calls); err != nil {
+		return nil, fmt.Errorf("scenarios/%s: %w", name, err)
+	}
+	if err := checkCalls(calls); err != nil {
 		return nil, fmt.Errorf("scenarios/%s: %w", name, err)
 	}
 	return calls, nil
@@ -260,9 +254,8 @@ func drive(ctx context.Context, src source, cfg impl.MCPServerConfig, calls []Ca
 			break
 		}
 		res := pool.Call(ctx, impl.ExposedName(src.server, c.Tool), c.Args, 0)
-		failed := strings.HasPrefix(res.Output, impl.CallErrorPrefix)
-		if failed != c.Fails || strings.HasPrefix(res.Output, impl.UnknownToolPrefix) {
-			err = fmt.Errorf("call %s (expected to fail: %v): %s", c.Tool, c.Fails, res.Output)
+		if got := outcomeOf(res.Output); !c.accepts(got) {
+			err = fmt.Errorf("call %s: expected %s, got %s: %s", c.Tool, c.expected(), got, res.Output)
 		}
 	}
 	if cerr := pool.Close(); err == nil {

@@ -74,12 +74,7 @@ func (s *SuiteScript) check() error {
 	if (s.Upstream == "") == (s.UpstreamCmd == "") {
 		return errors.New("set exactly one of upstream and upstreamCmd")
 	}
-	for i, c := range s.Calls {
-		if c.Tool == "" {
-			return fmt.Errorf("calls[%d]: no tool", i)
-		}
-	}
-	return nil
+	return checkCalls(s.Calls)
 }
 
 // WriteScript writes the call script of a suite's recording.

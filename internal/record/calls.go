@@ -1,0 +1,81 @@
+package record
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/impl"
+)
+
+// The outcomes a call of a script expects.
+const (
+	// ExpectResult: a result without isError.
+	ExpectResult = "result"
+	// ExpectToolError: a result with isError (how most SDKs report a
+	// tool that failed, and bad arguments).
+	ExpectToolError = "tool-error"
+	// ExpectRPCError: a JSON-RPC error answer; the pool retries it once
+	// after reconnecting (P10.3), and both tries are recorded.
+	ExpectRPCError = "rpc-error"
+	// ExpectUnknown: no client of the recording could call the tool.
+	expectUnknown = "unknown tool"
+)
+
+// Call is one call of a recording script.
+type Call struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+	// Expect is the call's outcome: ExpectResult, ExpectToolError or
+	// ExpectRPCError; empty, a result or a tool error.
+	Expect string `json:"expect,omitempty"`
+	// Fails is the former spelling of "expect": "rpc-error".
+	Fails bool `json:"fails,omitempty"`
+}
+
+// expected names the outcomes the call accepts.
+func (c Call) expected() string {
+	switch {
+	case c.Fails:
+		return ExpectRPCError
+	case c.Expect == "":
+		return ExpectResult + " or " + ExpectToolError
+	}
+	return c.Expect
+}
+
+// accepts reports whether outcome is one the call expects.
+func (c Call) accepts(outcome string) bool {
+	if c.Expect == "" && !c.Fails {
+		return outcome == ExpectResult || outcome == ExpectToolError
+	}
+	return outcome == c.expected()
+}
+
+// checkCalls refuses a call without tool or with an outcome it does not
+// know.
+func checkCalls(calls []Call) error {
+	for i, c := range calls {
+		switch {
+		case c.Tool == "":
+			return fmt.Errorf("calls[%d]: no tool", i)
+		case c.Expect != "" && c.Expect != ExpectResult && c.Expect != ExpectToolError && c.Expect != ExpectRPCError:
+			return fmt.Errorf("calls[%d] (%s): expect %q: want %q, %q or %q", i, c.Tool, c.Expect, ExpectResult, ExpectToolError, ExpectRPCError)
+		case c.Fails && c.Expect != "" && c.Expect != ExpectRPCError:
+			return fmt.Errorf("calls[%d] (%s): \"fails\": true is \"expect\": %q, not %q", i, c.Tool, ExpectRPCError, c.Expect)
+		}
+	}
+	return nil
+}
+
+// outcomeOf reads a call's outcome from the pool's output (P9, P10, P13).
+func outcomeOf(output string) string {
+	switch {
+	case strings.HasPrefix(output, impl.UnknownToolPrefix):
+		return expectUnknown
+	case strings.HasPrefix(output, impl.CallErrorPrefix):
+		return ExpectRPCError
+	case strings.HasPrefix(output, impl.ToolErrorPrefix):
+		return ExpectToolError
+	}
+	return ExpectResult
+}
