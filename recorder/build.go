@@ -76,9 +76,19 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 			return nil, errors.New("recorder: no stdio line was recorded")
 		}
 		r := newReplacer(secrets, nil)
+		lines := func(in []fixtures.Line) []fixtures.Line {
+			var out []fixtures.Line
+			for _, l := range in {
+				out = append(out, fixtures.Line{Dir: l.Dir, Message: r.json(l.Message), Process: l.Process})
+			}
+			return out
+		}
+		f.Stdio = lines(rec.Lines)
 		for _, l := range rec.Lines {
-			f.Stdio = append(f.Stdio, fixtures.Line{Dir: l.Dir, Message: r.json(l.Message)})
-			msgs = append(msgs, parseMessages(l.Message, l.Dir == fixtures.DirSend)...)
+			msgs = append(msgs, within(l.ProcessOf(), parseMessages(l.Message, l.Dir == fixtures.DirSend))...)
+		}
+		for _, p := range sortProbes(rec.Probes) {
+			f.Probes = append(f.Probes, fixtures.Probe{Kind: p.Kind, Lines: lines(p.Lines)})
 		}
 	default:
 		return nil, fmt.Errorf("recorder: unknown transport %q", rec.Transport)
@@ -117,7 +127,7 @@ func buildHTTP(f *fixtures.Fixture, rec Recording, cfg Config, secrets []string)
 	var msgs []message
 	for _, ex := range exs {
 		f.HTTP = append(f.HTTP, n.exchange(ex))
-		msgs = append(msgs, exchangeMessages(ex)...)
+		msgs = append(msgs, within(ex.Seq, exchangeMessages(ex))...)
 	}
 	for _, p := range probes {
 		ex := n.exchange(fixtures.Exchange{Request: p.Request, Response: p.Response})
@@ -377,6 +387,17 @@ type message struct {
 	method     string
 	params     json.RawMessage
 	result     json.RawMessage
+	// unit is where an answer to it can be: its exchange (HTTP) or its
+	// server process (stdio).
+	unit int
+}
+
+// within places msgs in unit.
+func within(unit int, msgs []message) []message {
+	for i := range msgs {
+		msgs[i].unit = unit
+	}
+	return msgs
 }
 
 func parseMessages(raw json.RawMessage, fromClient bool) []message {
@@ -401,7 +422,7 @@ func parseMessages(raw json.RawMessage, fromClient bool) []message {
 			Result json.RawMessage `json:"result"`
 		}
 		if json.Unmarshal(b, &m) == nil {
-			out = append(out, message{fromClient, compact(m.ID), m.Method, m.Params, m.Result})
+			out = append(out, message{fromClient: fromClient, id: compact(m.ID), method: m.Method, params: m.Params, result: m.Result})
 		}
 	}
 	return out
@@ -428,9 +449,12 @@ func exchangeMessages(ex fixtures.Exchange) []message {
 }
 
 // fillManifest reads the negotiated version and the server from the
-// initialize result (or, when the session was opened by server/discover
-// alone, as go-sdk v1.8.0 does at protocol 2026-07-28, from the discover
-// exchange), and the tools from the first tools/list result.
+// initialize result, the version agreed by server/discover (a client of
+// the 2026-07-28 revision: the version it asked for in
+// params._meta["io.modelcontextprotocol/protocolVersion"], when the
+// result's supportedVersions hold it), the server from the discover
+// result when no initialize succeeded, and the tools from the first
+// tools/list result.
 func fillManifest(m *fixtures.Manifest, msgs []message) error {
 	call := func(method string) (params, result json.RawMessage) {
 		for i, req := range msgs {
@@ -438,7 +462,7 @@ func fillManifest(m *fixtures.Manifest, msgs []message) error {
 				continue
 			}
 			for _, resp := range msgs[i+1:] {
-				if !resp.fromClient && resp.method == "" && bytes.Equal(resp.id, req.id) && resp.result != nil {
+				if !resp.fromClient && resp.method == "" && resp.unit == req.unit && bytes.Equal(resp.id, req.id) && resp.result != nil {
 					return req.params, resp.result
 				}
 			}
@@ -449,17 +473,8 @@ func fillManifest(m *fixtures.Manifest, msgs []message) error {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	}
-	if _, init := call("initialize"); init != nil {
-		var ir struct {
-			ProtocolVersion string     `json:"protocolVersion"`
-			ServerInfo      serverInfo `json:"serverInfo"`
-		}
-		if err := json.Unmarshal(init, &ir); err != nil {
-			return fmt.Errorf("recorder: reading the initialize result: %w", err)
-		}
-		m.ProtocolVersion = ir.ProtocolVersion
-		m.Server = fixtures.ServerLabel(ir.ServerInfo.Name, ir.ServerInfo.Version)
-	} else if params, disc := call("server/discover"); disc != nil {
+	var discServer serverInfo
+	if params, disc := call("server/discover"); disc != nil {
 		var dp struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		}
@@ -474,14 +489,26 @@ func fillManifest(m *fixtures.Manifest, msgs []message) error {
 			return fmt.Errorf("recorder: reading the server/discover result: %w", err)
 		}
 		var requested string
-		_ = json.Unmarshal(dp.Meta["io.modelcontextprotocol/protocolVersion"], &requested)
-		if !slices.Contains(dr.SupportedVersions, requested) {
-			return fmt.Errorf("recorder: the recording holds no initialize result, and server/discover did not accept version %q", requested)
+		_ = json.Unmarshal(dp.Meta[fixtures.MetaProtocolVersion], &requested)
+		if slices.Contains(dr.SupportedVersions, requested) {
+			m.DiscoverVersion, discServer = requested, dr.Meta.ServerInfo
 		}
-		m.ProtocolVersion = requested
-		m.Server = fixtures.ServerLabel(dr.Meta.ServerInfo.Name, dr.Meta.ServerInfo.Version)
+	}
+	if _, init := call("initialize"); init != nil {
+		var ir struct {
+			ProtocolVersion string     `json:"protocolVersion"`
+			ServerInfo      serverInfo `json:"serverInfo"`
+		}
+		if err := json.Unmarshal(init, &ir); err != nil {
+			return fmt.Errorf("recorder: reading the initialize result: %w", err)
+		}
+		m.ProtocolVersion = ir.ProtocolVersion
+		m.Server = fixtures.ServerLabel(ir.ServerInfo.Name, ir.ServerInfo.Version)
+	} else if m.DiscoverVersion != "" {
+		m.ProtocolVersion = m.DiscoverVersion
+		m.Server = fixtures.ServerLabel(discServer.Name, discServer.Version)
 	} else {
-		return errors.New("recorder: the recording holds neither an initialize nor a server/discover result")
+		return errors.New("recorder: the recording holds neither an initialize result nor a server/discover result that accepted the version asked for")
 	}
 	if _, list := call("tools/list"); list != nil {
 		var lr struct {

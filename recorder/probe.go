@@ -30,37 +30,41 @@ const (
 // probes copy them (the rest, credentials and configured headers, go on
 // every probe).
 var templateHeaders = []string{"Accept", "Accept-Encoding", "Connection", "Content-Length", "Content-Type",
-	"Host", "Last-Event-Id", "Mcp-Protocol-Version", "Mcp-Session-Id", "Origin", "Transfer-Encoding"}
+	"Host", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Origin", "Transfer-Encoding"}
 
 // prober sends the probes of one recording to the upstream.
 type prober struct {
 	p      *Proxy
 	path   string      // the client's endpoint, query included
 	header http.Header // the client's headers, Accept and Content-Type canonical
-	init   []byte      // the client's initialize body
+	init   []byte      // the client's initialize body; nil when none was answered
+	modern *modernTemplate
 	out    []fixtures.Probe
 }
 
 // Probe sends the probes (fixtures.ProbeKinds) to the upstream and keeps
 // the answers for Recording. The client's first answered initialize is the
-// template: its body and headers (credentials, configured headers) open the
-// probes' own sessions, which end with a DELETE. Call it once the client's
-// session is over, before Close; a recording without initialize gets no
-// probe. Only a failure to reach the upstream is an error.
+// template of the handshake's: its body and headers (credentials,
+// configured headers) open the probes' own sessions, which end with a
+// DELETE; a request of the 2026-07-28 revision, that of the revision's.
+// Call it once the clients are done, before Close; a recording with
+// neither gets no probe. Only a failure to reach the upstream is an error.
 func (p *Proxy) Probe(ctx context.Context) error {
 	rec := p.Recording()
 	pr := newProber(p, rec.Exchanges)
 	if pr == nil {
 		return nil
 	}
-	if err := pr.noStream(ctx, streamTriggers(rec.Exchanges)); err != nil {
-		return err
+	steps := []func(context.Context) error{pr.sessionlessProbes, pr.modernProbes}
+	if pr.init != nil {
+		steps = append([]func(context.Context) error{
+			func(ctx context.Context) error { return pr.noStream(ctx, streamTriggers(rec.Exchanges)) },
+			pr.headerProbes, pr.sessionProbes}, steps...)
 	}
-	if err := pr.headerProbes(ctx); err != nil {
-		return err
-	}
-	if err := pr.sessionProbes(ctx); err != nil {
-		return err
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return err
+		}
 	}
 	p.mu.Lock()
 	p.probes = pr.out
@@ -68,7 +72,11 @@ func (p *Proxy) Probe(ctx context.Context) error {
 	return nil
 }
 
+// newProber finds the templates of the probes: the first answered
+// initialize, and the requests of the 2026-07-28 revision; nil when the
+// recording has neither.
 func newProber(p *Proxy, exs []fixtures.Exchange) *prober {
+	pr := &prober{p: p}
 	for _, ex := range exs {
 		if ex.Request.Method != http.MethodPost || ex.Response.Status != http.StatusOK {
 			continue
@@ -79,18 +87,33 @@ func newProber(p *Proxy, exs []fixtures.Exchange) *prober {
 		if json.Unmarshal(ex.Request.Body, &m) != nil || m.Method != "initialize" {
 			continue
 		}
-		h := http.Header{}
-		for k, v := range ex.Request.Headers {
-			h.Set(k, v)
-		}
-		for _, k := range templateHeaders {
-			h.Del(k)
-		}
-		h.Set("Content-Type", "application/json")
-		h.Set("Accept", "application/json, text/event-stream")
-		return &prober{p: p, path: ex.Request.Path, header: h, init: ex.Request.Body}
+		pr.path, pr.header, pr.init = ex.Request.Path, templateHeader(ex.Request.Headers), ex.Request.Body
+		break
 	}
-	return nil
+	pr.modern = findModern(exs)
+	if pr.modern != nil && pr.init == nil {
+		pr.path, pr.header = pr.modern.path, pr.modern.header
+	}
+	if pr.init == nil && pr.modern == nil {
+		return nil
+	}
+	return pr
+}
+
+// templateHeader is a client's request headers as the probes send them:
+// its credentials and configured headers, Accept and Content-Type as a
+// client must send them, nothing of one request or session.
+func templateHeader(headers map[string]string) http.Header {
+	h := http.Header{}
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	for _, k := range templateHeaders {
+		h.Del(k)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	return h
 }
 
 // streamTriggers returns the bodies of the requests during which the

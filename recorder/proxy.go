@@ -48,6 +48,7 @@ type Proxy struct {
 	transport  *http.Transport
 	headerWait time.Duration
 	lastEvent  atomic.Int64 // when an event was last read (UnixNano)
+	sessions   atomic.Bool  // an answer handed out an Mcp-Session-Id
 
 	ctx    context.Context // cancelled by Close: ends every open stream
 	cancel context.CancelFunc
@@ -106,6 +107,11 @@ func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastRe
 // Ended is closed when a DELETE (the client ending its session) has been
 // answered with a success status.
 func (p *Proxy) Ended() <-chan struct{} { return p.ended }
+
+// HandedOutSession reports whether an answer carried an Mcp-Session-Id: a
+// client then ends its session with a DELETE; one never given an id has
+// none to end.
+func (p *Proxy) HandedOutSession() bool { return p.sessions.Load() }
 
 // Errors returns the upstream failures seen so far (unreachable upstream,
 // stream cut), each naming the request it hit.
@@ -201,6 +207,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 
+	if resp.Header.Get("Mcp-Session-Id") != "" {
+		p.sessions.Store(true)
+	}
 	p.mu.Lock()
 	ex.Response.Status = resp.StatusCode
 	ex.Response.ContentType = resp.Header.Get("Content-Type")

@@ -117,11 +117,10 @@ func recordHTTP(ctx context.Context, cfg ProxyConfig) (Recording, error) {
 // recordStdio runs the server command and passes lines between it and this
 // process's stdin/stdout until stdin ends or ctx ends.
 func recordStdio(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (Recording, error) {
-	argv, err := shlex.Split(command)
-	if err != nil || len(argv) == 0 {
-		return Recording{}, fmt.Errorf("upstream command %q: not a command line", command)
+	cmd, err := ServerCommand(command)
+	if err != nil {
+		return Recording{}, err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = stderr
 	s := NewStdio(cmd)
 	// Within the grace a client gives its stdio server before ending its
@@ -131,4 +130,14 @@ func recordStdio(ctx context.Context, command string, stdin io.Reader, stdout, s
 		return Recording{}, err
 	}
 	return s.Recording(), nil
+}
+
+// ServerCommand is the command of a stdio server's command line (split as
+// a shell would, without running one).
+func ServerCommand(command string) (*exec.Cmd, error) {
+	argv, err := shlex.Split(command)
+	if err != nil || len(argv) == 0 {
+		return nil, fmt.Errorf("upstream command %q: not a command line", command)
+	}
+	return exec.Command(argv[0], argv[1:]...), nil
 }

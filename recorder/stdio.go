@@ -31,6 +31,9 @@ type Stdio struct {
 	cmd *exec.Cmd
 	// StopTimeout overrides DefaultStopTimeout when positive.
 	StopTimeout time.Duration
+	// OnLine, if set, is told of each line once it is recorded, in the
+	// recording's order.
+	OnLine func(fixtures.Line)
 
 	mu     sync.Mutex
 	lines  []fixtures.Line
@@ -229,8 +232,12 @@ func (s *Stdio) pump(r io.Reader, w io.Writer, dir string) error {
 			}
 		}
 		if msg := bytes.TrimRight(line, "\r\n"); len(bytes.TrimSpace(msg)) > 0 {
+			l := fixtures.Line{Dir: dir, Message: jsonOrString(msg)}
 			s.mu.Lock()
-			s.lines = append(s.lines, fixtures.Line{Dir: dir, Message: jsonOrString(msg)})
+			s.lines = append(s.lines, l)
+			if s.OnLine != nil {
+				s.OnLine(l)
+			}
 			s.mu.Unlock()
 		}
 		if writeOK && len(line) > 0 {

@@ -49,3 +49,4 @@ func WriteFile(path string, f *fixtures.Fixture) error {
 	ok = true
 	return nil
 }
+

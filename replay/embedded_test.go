@@ -1,52 +1,81 @@
 package replay
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// recordedCalls lists the tools/call params of a recording, in order, the
-// client name it used, and how many server requests (ping, roots/list) the
-// recorded client answered.
 // recordedCall is a tools/call of a recording, and whether the server
-// answered it with a JSON-RPC error (the client then reconnected and
-// retried, as the pool does).
+// answered it with a JSON-RPC error (the pool then reconnected and
+// retried).
 type recordedCall struct {
 	params mcp.CallToolParams
 	failed bool
 }
 
-func recordedCalls(t *testing.T, fx *fixtures.Fixture) (client string, calls []recordedCall, serverRequests int) {
-	t.Helper()
-	type msg struct {
-		raw        json.RawMessage
-		fromClient bool
-		failed     bool // the request's recorded answer is an error
-	}
-	var msgs []msg
+// conversation is what one recorded client did: the reference pool (the
+// handshake era), or the client of the 2026-07-28 revision, from its
+// first server/discover on.
+type conversation struct {
+	client         string
+	calls          []recordedCall
+	serverRequests int  // server requests (ping, roots/list) it answered
+	refused        bool // its initialize was refused
+}
+
+// recordedMessage is a message of a recording, with whether it came from
+// the client and whether the answer to it was an error.
+type recordedMessage struct {
+	raw        json.RawMessage
+	fromClient bool
+	failed     bool
+}
+
+// messages lists a recording's messages in order. A request's failure is
+// an HTTP status of 400 or more or a JSON-RPC error answer (stdio: the
+// answer with its id in its process).
+func messages(fx *fixtures.Fixture) []recordedMessage {
+	var out []recordedMessage
 	for _, ex := range fx.HTTP {
-		failed := false
+		failed := ex.Response.Status >= 400 || ex.Response.Refused()
+		out = append(out, recordedMessage{ex.Request.Body, true, failed})
 		for _, ev := range ex.Response.Events {
-			var a struct {
-				Error json.RawMessage `json:"error"`
-			}
-			_ = json.Unmarshal(ev.Data, &a)
-			failed = failed || len(a.Error) > 0
-		}
-		msgs = append(msgs, msg{ex.Request.Body, true, failed})
-		for _, ev := range ex.Response.Events {
-			msgs = append(msgs, msg{ev.Data, false, false})
+			out = append(out, recordedMessage{ev.Data, false, false})
 		}
 	}
+	answer := map[string]int{} // process/id -> index of the request
 	for _, l := range fx.Stdio {
-		msgs = append(msgs, msg{l.Message, l.Dir == fixtures.DirSend, false})
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Error  json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(l.Message, &m)
+		key := string(rune('0'+l.ProcessOf())) + string(m.ID)
+		if l.Dir == fixtures.DirSend && m.Method != "" {
+			answer[key] = len(out)
+		}
+		if i, ok := answer[key]; ok && l.Dir == fixtures.DirRecv && m.Method == "" && len(m.Error) > 0 {
+			out[i].failed = true
+		}
+		out = append(out, recordedMessage{l.Message, l.Dir == fixtures.DirSend, false})
 	}
+	return out
+}
+
+// conversations splits a recording into the pool's conversation and that
+// of the client of the 2026-07-28 revision.
+func conversations(t *testing.T, fx *fixtures.Fixture) (pool, modern conversation) {
+	t.Helper()
+	c := &pool
 	pending := map[string]bool{} // ids of server requests not answered yet
-	for _, mm := range msgs {
+	for _, mm := range messages(fx) {
 		if len(mm.raw) == 0 || mm.raw[0] != '{' {
 			continue // no message, or an event's empty data (a TypeScript SDK server's priming event)
 		}
@@ -59,34 +88,39 @@ func recordedCalls(t *testing.T, fx *fixtures.Fixture) (client string, calls []r
 		if err := json.Unmarshal(mm.raw, &m); err != nil {
 			t.Fatal(err)
 		}
+		if m.Method == "server/discover" && mm.fromClient && c == &pool {
+			c = &modern
+		}
 		switch {
 		case m.Method == "tools/call":
 			var p mcp.CallToolParams
 			if err := json.Unmarshal(m.Params, &p); err != nil {
 				t.Fatal(err)
 			}
-			calls = append(calls, recordedCall{p, mm.failed})
+			p.Meta = nil
+			c.calls = append(c.calls, recordedCall{p, mm.failed})
 		case m.Method == "initialize":
 			var p struct {
 				ClientInfo struct{ Name string } `json:"clientInfo"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
-			client = p.ClientInfo.Name
+			c.client = p.ClientInfo.Name
+			c.refused = c.refused || mm.failed && c == &pool
 		case (m.Method == "ping" || m.Method == "roots/list") && m.ID != nil && !mm.fromClient:
 			pending[string(m.ID)] = true
 		case m.Method == "" && mm.fromClient && m.Result != nil && pending[string(m.ID)]:
 			delete(pending, string(m.ID))
-			serverRequests++
+			c.serverRequests++
 		}
 	}
-	if client == "" {
-		client = "mcpparity-test"
-	}
-	return client, calls, serverRequests
+	return pool, modern
 }
 
-// TestEmbeddedRecordings replays every committed recording to a go-sdk
-// client making the recorded calls: all answered, nothing left unused.
+// TestEmbeddedRecordings replays every committed recording to the
+// clients it holds: a go-sdk client pinned to the handshake era, as the
+// reference pool, and a go-sdk client with its default negotiation (the
+// 2026-07-28 revision), each making its recorded calls: all answered as
+// recorded, nothing left unused.
 func TestEmbeddedRecordings(t *testing.T) {
 	names := fixtures.List()
 	if len(names) == 0 {
@@ -98,55 +132,92 @@ func TestEmbeddedRecordings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			client, calls, serverRequests := recordedCalls(t, fx)
-			c := mcp.NewClient(&mcp.Implementation{Name: client, Version: "0.0.1"}, nil)
-			ctx := testCtx(t)
-			var cs *mcp.ClientSession
-			var h *harness
-			report := filepath.Join(t.TempDir(), "report.json")
+			pool, modern := conversations(t, fx)
+			eras := []struct {
+				c    conversation
+				opts *mcp.ClientSessionOptions
+			}{{pool, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}}, {modern, nil}}
 			if fx.Manifest.Transport == fixtures.TransportHTTP {
-				h = serve(t, fx, Options{})
-				cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: h.client}, nil)
-			} else {
-				cmd := replayCmd(t, "--stdio", "--fixture", name, "--report", report)
-				cs, err = c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != fx.Manifest.ToolCount {
-				t.Fatalf("tools/list: %v (%d tools)", err, len(tools.Tools))
-			}
-			for i, rc := range calls {
-				_, err := cs.CallTool(ctx, &rc.params)
-				if (err != nil) != rc.failed {
-					t.Fatalf("call %s: %v (recorded as failing: %v)", rc.params.Name, err, rc.failed)
+				h := serve(t, fx, Options{})
+				answers := 0
+				for _, era := range eras {
+					answers += era.c.serverRequests
+					playConversation(t, era.c, era.opts, func() mcp.Transport {
+						return &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: h.client}
+					})
 				}
-				if rc.failed && i+1 < len(calls) && calls[i+1].params.Name == rc.params.Name {
-					// The recorded client reconnected before its retry.
-					cs.Close()
-					if cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: h.client}, nil); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := cs.ListTools(ctx, nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			var rep Report
-			if h != nil {
-				waitFor(t, "server requests answered", func() bool { return h.r.Report().Answers == serverRequests })
-				cs.Close()
+				waitFor(t, "server requests answered", func() bool { return h.r.Report().Answers == answers })
 				h.r.Close()
-				rep = h.r.Report()
-			} else {
-				cs.Close()
-				rep = readReport(t, report)
+				checkReport(t, h.r.Report(), len(pool.calls)+len(modern.calls), answers)
+				return
 			}
-			if !rep.Clean() || len(rep.Unused) != 0 || rep.Calls != len(calls) || rep.Answers != serverRequests {
-				t.Fatalf("report:\n%s", rep.String())
+			for i, era := range eras {
+				if era.c.client == "" && len(era.c.calls) == 0 {
+					continue // a recording of format 1 holds one client
+				}
+				report := filepath.Join(t.TempDir(), "report.json")
+				playConversation(t, era.c, era.opts, func() mcp.Transport {
+					return &mcp.CommandTransport{Command: replayCmd(t, "--stdio", "--fixture", name, "--report", report)}
+				})
+				calls := len(era.c.calls)
+				if i == 0 && era.c.refused {
+					calls = 0
+				}
+				checkReport(t, readReport(t, report), calls, era.c.serverRequests)
 			}
 		})
+	}
+}
+
+// playConversation connects a client through each new transport and
+// makes the conversation's calls; when the pool reconnected before
+// retrying a failed call, so does it over HTTP (over stdio, the retry
+// goes on the same process: a new one would be served as the first).
+func playConversation(t *testing.T, c conversation, opts *mcp.ClientSessionOptions, transport func() mcp.Transport) {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: c.client, Version: "0.0.1"}, nil)
+	ctx := testCtx(t)
+	t1 := transport()
+	_, stdio := t1.(*mcp.CommandTransport)
+	cs, err := client.Connect(ctx, t1, opts)
+	if c.refused {
+		if err == nil {
+			cs.Close()
+			t.Fatal("connected where the recorded handshake was refused")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close() }()
+	listTools(t, ctx, cs)
+	for i, rc := range c.calls {
+		_, err := cs.CallTool(ctx, &rc.params)
+		if (err != nil) != rc.failed {
+			t.Fatalf("call %s: %v (recorded as failing: %v)", rc.params.Name, err, rc.failed)
+		}
+		if rc.failed && !stdio && i+1 < len(c.calls) && c.calls[i+1].params.Name == rc.params.Name {
+			cs.Close()
+			if cs, err = client.Connect(ctx, transport(), opts); err != nil {
+				t.Fatal(err)
+			}
+			listTools(t, ctx, cs)
+		}
+	}
+}
+
+func listTools(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+}
+
+// checkReport: no problem, nothing unused, the calls and answers counted.
+func checkReport(t *testing.T, rep Report, calls, answers int) {
+	t.Helper()
+	if !rep.Clean() || len(rep.Unused) != 0 || rep.Calls != calls || rep.Answers != answers {
+		t.Fatalf("report (want %d calls, %d answers):\n%s", calls, answers, strings.TrimSpace(rep.String()))
 	}
 }

@@ -38,6 +38,12 @@ type interaction struct {
 	req    *message
 	script script
 	http   *httpAnswer // HTTP only
+	// session is the placeholder of the recorded session of an HTTP
+	// request ("{session-1}"; "" for none): in its answer it stands for
+	// the live session's id.
+	session string
+	// proc is the recorded server process of a stdio interaction.
+	proc int
 }
 
 // engine holds what both transports share: the pre-parsed recording, the
@@ -146,6 +152,19 @@ func (e *engine) take(key string) *interaction {
 func (e *engine) markUsed(it *interaction) {
 	e.mu.Lock()
 	e.used[it.idx] = true
+	e.mu.Unlock()
+}
+
+// only leaves out of the report's unused interactions those of other
+// recorded processes than proc: a stdio replay serves its client as one
+// of them.
+func (e *engine) only(proc int) {
+	e.mu.Lock()
+	for i, it := range e.inters {
+		if it.proc != proc {
+			e.used[i] = true
+		}
+	}
 	e.mu.Unlock()
 }
 

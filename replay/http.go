@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -341,6 +342,14 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		r.serveAnswer(w, sess, in)
 		return
 	}
+	version, refused := r.requestEra(w, req, in)
+	if refused {
+		return
+	}
+	if pa := r.ix.probes.refusing(fixtures.ProbeNoMetaNoSession); pa != nil && !r.ix.stateful && noEra(req.Header, in) {
+		r.refuse(w, pa, in.ID)
+		return
+	}
 
 	key, tree, err := r.e.match.key(in.Method, in.Params)
 	if err != nil {
@@ -349,7 +358,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeParseError, msg))
 		return
 	}
-	key += requestHostKey(req)
+	key += requestHostKey(req) + eraKey(version)
 	// hold applies the request's delay, holds and barrier.
 	var h held
 	hold := func() bool { return r.e.hold(req.Context(), in.Method, h) }
@@ -402,9 +411,10 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 		h.Set("Content-Type", a.contentType)
 	}
 	flusher, _ := w.(http.Flusher)
+	live := liveSession(it, sess)
 	toGET := func(st *step, data []byte) {
 		if sess != nil {
-			sess.push(sseFrame(st, data))
+			sess.push(sseFrame(st, live(data)))
 		}
 	}
 	switch {
@@ -426,7 +436,7 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 				toGET(st, data)
 				return nil
 			}
-			if _, err := w.Write(sseFrame(st, data)); err != nil {
+			if _, err := w.Write(sseFrame(st, live(data))); err != nil {
 				return err
 			}
 			if flusher != nil {
@@ -452,7 +462,7 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 			}
 			if st.kind == stepRespond {
 				wrote = true
-				return writeBody(w, a.status, data, a.chunked)
+				return writeBody(w, a.status, live(data), a.chunked)
 			}
 			return nil
 		})
@@ -462,14 +472,32 @@ func (r *Replay) answer(w http.ResponseWriter, ctx context.Context, sess *sessio
 	default:
 		// Notifications and texts (202, 404 ...); the script is what the
 		// server sent on the GET stream after it, played in the background.
-		_ = writeBody(w, a.status, []byte(a.text), a.chunked)
-		r.background(sess, &it.script, false)
+		_ = writeBody(w, a.status, live([]byte(a.text)), a.chunked)
+		r.background(sess, it, &it.script, false)
+	}
+}
+
+// liveSession returns what puts the live session's id in an answer of
+// it where the recording has its session's placeholder (a server may
+// quote its session id: "{session-1}" in the file, the id the replay
+// handed out on the wire).
+func liveSession(it *interaction, sess *session) func([]byte) []byte {
+	if it == nil || it.session == "" || sess == nil {
+		return func(b []byte) []byte { return b }
+	}
+	ph := []byte(it.session)
+	return func(b []byte) []byte {
+		if !bytes.Contains(b, ph) {
+			return b
+		}
+		return bytes.ReplaceAll(b, ph, []byte(sess.id))
 	}
 }
 
 // background plays a script of GET-stream events off the request; with
-// noComments, the comments are left out (the GET stream wrote them).
-func (r *Replay) background(sess *session, s *script, noComments bool) {
+// noComments, the comments are left out (the GET stream wrote them). it
+// is the interaction the script belongs to.
+func (r *Replay) background(sess *session, it *interaction, s *script, noComments bool) {
 	if sess == nil || s == nil || len(s.steps) == 0 {
 		return
 	}
@@ -480,11 +508,12 @@ func (r *Replay) background(sess *session, s *script, noComments bool) {
 	}
 	r.wg.Add(1)
 	r.smu.Unlock()
+	live := liveSession(it, sess)
 	go func() {
 		defer r.wg.Done()
 		_ = r.e.run(r.ctx, sess.peer, s, nil, func(st *step, data []byte) error {
 			if st.onGET && !(noComments && st.kind == stepComment) {
-				sess.push(sseFrame(st, data))
+				sess.push(sseFrame(st, live(data)))
 			}
 			return nil
 		})
@@ -512,7 +541,7 @@ func (r *Replay) serveAnswer(w http.ResponseWriter, sess *session, in *incoming)
 		status = a.http.status
 	}
 	w.WriteHeader(status)
-	r.background(sess, s, false)
+	r.background(sess, pd.step.answer, s, false)
 }
 
 // inject plays a one-shot fault instead of the recorded answer.
@@ -552,6 +581,9 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
 		return
 	}
+	if r.noSession(w, req, fixtures.ProbeGETNoSession) {
+		return
+	}
 	sess, ok := r.lookup(w, req, true, "", nil)
 	if !ok {
 		return
@@ -563,7 +595,17 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	a := it.http
+	if a.form == formSSE && sess == nil && !r.ix.stateful {
+		r.holdStream(w, req, it)
+		return
+	}
 	if a.form != formSSE || sess == nil {
+		for _, kv := range a.headers {
+			w.Header().Set(kv[0], kv[1])
+		}
+		if a.contentType != "" {
+			w.Header().Set("Content-Type", a.contentType)
+		}
 		w.WriteHeader(a.status)
 		_, _ = io.WriteString(w, a.text)
 		if a.status == http.StatusNotFound && sess != nil {
@@ -589,8 +631,53 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
-	r.background(sess, &it.script, true)
+	r.background(sess, it, &it.script, true)
 	r.pump(w, req.Context(), sess)
+}
+
+// noSession answers a GET or DELETE without Mcp-Session-Id as the server
+// answered its probe (kind), and reports whether it did. To a server that
+// hands out sessions that is a refusal, reported; to one that does not,
+// what any client may meet (a handshake client opens its standalone
+// stream, the Go pool deletes its session on close), not a problem: only
+// a refused one is answered so, an accepted GET stream is served.
+func (r *Replay) noSession(w http.ResponseWriter, req *http.Request, kind string) bool {
+	pa := r.ix.probes.get(kind)
+	if pa == nil || req.Header.Get("Mcp-Session-Id") != "" || !pa.refused {
+		return false
+	}
+	switch {
+	case r.ix.stateful:
+		r.refuse(w, pa, nil)
+	case kind == fixtures.ProbeGETNoSession && r.e.peek(keyGET) != nil:
+		return false // the recorded GETs of the client serve it
+	default:
+		pa.write(w, nil)
+	}
+	return true
+}
+
+// holdStream serves the recorded standalone stream of a server without
+// sessions: its headers and comments, then nothing until the client
+// leaves or the replay closes (no request can reach a stream of no
+// session).
+func (r *Replay) holdStream(w http.ResponseWriter, req *http.Request, it *interaction) {
+	a := it.http
+	for _, kv := range a.headers {
+		w.Header().Set(kv[0], kv[1])
+	}
+	w.Header().Set("Content-Type", a.contentType)
+	w.WriteHeader(a.status)
+	for i := range it.script.steps {
+		if st := &it.script.steps[i]; st.kind == stepComment {
+			_, _ = w.Write(sseFrame(st, nil))
+		}
+	}
+	_ = http.NewResponseController(w).Flush()
+	select {
+	case <-req.Context().Done():
+	case <-r.ctx.Done():
+	}
 }
 
 // pump writes the frames queued for a session's GET stream until the
@@ -621,6 +708,9 @@ func (r *Replay) pump(w http.ResponseWriter, ctx context.Context, sess *session)
 func (r *Replay) serveDELETE(w http.ResponseWriter, req *http.Request) {
 	if !r.checkHeaders(req, "DELETE") {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
+		return
+	}
+	if r.noSession(w, req, fixtures.ProbeDELETENoSession) {
 		return
 	}
 	if req.Header.Get("Mcp-Session-Id") == "" {

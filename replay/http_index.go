@@ -35,6 +35,9 @@ type httpIndex struct {
 	paths    map[string]bool // recorded paths, without their query
 	stateful bool            // initialize answers carried a session id
 	probes   *probeSet
+	// versions are the versions of the 2026-07-28 revision the server
+	// lists in its recorded server/discover results.
+	versions map[string]bool
 }
 
 const (
@@ -44,7 +47,7 @@ const (
 
 // buildHTTP turns the exchanges into interactions and scripts.
 func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
-	ix := &httpIndex{paths: map[string]bool{}}
+	ix := &httpIndex{paths: map[string]bool{}, versions: map[string]bool{}}
 	where := func(i int) string { return fmt.Sprintf("%s: exchanges[%d] (seq %d)", e.name, i, fx.HTTP[i].Seq) }
 
 	msgs := make([]*message, len(fx.HTTP))
@@ -120,8 +123,19 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 				it.key += hk
 				it.label += " with" + hk
 			}
+			if v := fixtures.MetaVersion(m.params); v != "" {
+				it.key += eraKey(v)
+				it.label += " (" + v + ")"
+			}
 			if m.method == "initialize" && a.setsSession {
 				ix.stateful = true
+			}
+			if m.method == "server/discover" {
+				discoverVersions(ix.versions, ex.Response)
+			}
+			it.session = ex.Request.Headers["Mcp-Session-Id"]
+			if it.session == "" {
+				it.session = ex.Response.Headers["Mcp-Session-Id"]
 			}
 		}
 		// GET events placed here come first (for a call, before its answer).

@@ -76,7 +76,7 @@ func newProbeAnswer(p fixtures.Probe) (*probeAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pa := &probeAnswer{kind: p.Kind, request: p.ProbeRequest(), refused: p.Response.Refused(), http: a}
+	pa := &probeAnswer{kind: p.Kind, request: p.ProbeRequest(), refused: p.Refused(), http: a}
 	if len(p.Request.Body) > 0 && json.Valid(p.Request.Body) {
 		var in incoming
 		if json.Unmarshal(p.Request.Body, &in) == nil && in.hasID() {

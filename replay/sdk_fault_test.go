@@ -39,7 +39,7 @@ func TestSDKSkipDiscoverReportsUnused(t *testing.T) {
 	for _, u := range rep.Unused {
 		labels[u.Label] = true
 	}
-	for _, want := range []string{"server/discover", "tools/list", `tools/call "ping_client"`, "client answer (id 1)"} {
+	for _, want := range []string{"server/discover (2026-07-28)", "tools/list", `tools/call "ping_client"`, "client answer (id 1)"} {
 		if !labels[want] {
 			t.Errorf("unused lacks %s:\n%s", want, rep.String())
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -19,12 +20,24 @@ var ErrDied = errors.New("replay: server died (fault)")
 // stdioIndex is a stdio recording prepared for replay.
 type stdioIndex struct {
 	startup *interaction // what the server sent before any client message
+	// procs is the number of server processes recorded (one per client).
+	procs int
+	// versions are the versions of the 2026-07-28 revision the server
+	// lists in its recorded server/discover results.
+	versions map[string]bool
+	probes   map[string]*stdioProbe
 }
 
+// procKey is the part of a match key that names the recorded server
+// process an interaction belongs to: a replay process serves the client
+// as one of them (chosen by its first message).
+func procKey(proc int) string { return "p" + strconv.Itoa(proc) + " " }
+
 // buildStdio turns the lines into interactions. A recorded server message
-// belongs to the last client message before it (it is replayed when that
-// message is matched), except the answer to a client request, which
-// belongs to that request.
+// belongs to the last client message before it of its process (it is
+// replayed when that message is matched), except the answer to a client
+// request, which belongs to that request. The lines a later process
+// wrote before its client's first line are not replayed.
 func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 	msgs := make([]*message, len(fx.Stdio))
 	for i, l := range fx.Stdio {
@@ -38,11 +51,16 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 		}
 		msgs[i] = m
 	}
-	ix := &stdioIndex{startup: &interaction{seq: 0, pos: -1, label: "server messages before any client message"}}
+	ix := &stdioIndex{startup: &interaction{seq: 0, pos: -1, label: "server messages before any client message", proc: 1},
+		procs: 1, versions: map[string]bool{}}
+	var err error
+	if ix.probes, err = buildStdioProbes(e, fx.Probes); err != nil {
+		return nil, err
+	}
 	answers := map[int]*interaction{}
 	for i, l := range fx.Stdio {
 		if l.Dir == fixtures.DirSend && msgs[i].isResponse() {
-			it := &interaction{seq: i + 1, pos: i, label: fmt.Sprintf("client answer (id %s)", msgs[i].id)}
+			it := &interaction{seq: i + 1, pos: i, label: fmt.Sprintf("client answer (id %s)", msgs[i].id), proc: l.ProcessOf()}
 			answers[i] = it
 			e.answers.put(msgs[i].id, it)
 		}
@@ -53,6 +71,9 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 	calls := map[string]*interaction{} // client requests waiting for their answer
 	for i, l := range fx.Stdio {
 		m := msgs[i]
+		if p := l.ProcessOf(); p != ix.procs {
+			ix.procs, trigger, calls = p, &interaction{}, map[string]*interaction{}
+		}
 		if m.method == "" && m.id == nil { // not JSON
 			if l.Dir == fixtures.DirRecv {
 				trigger.script.add(step{kind: stepEmit, m: m, at: lastSend, seq: i + 1})
@@ -66,10 +87,11 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 				all = append(all, trigger)
 				continue
 			}
-			it := &interaction{seq: i + 1, pos: i}
+			it := &interaction{seq: i + 1, pos: i, proc: ix.procs}
 			if err := e.keyed(it, m); err != nil {
 				return nil, fmt.Errorf("%s: lines[%d]: %v", e.name, i, err)
 			}
+			it.key = procKey(ix.procs) + it.key
 			if m.isRequest() {
 				calls[string(m.id)] = it
 			}
@@ -81,6 +103,9 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 			if it := calls[string(m.id)]; it != nil {
 				delete(calls, string(m.id))
 				it.script.add(step{kind: stepRespond, m: m, at: lastSend, seq: i + 1})
+				if it.method == "server/discover" {
+					discoverVersions(ix.versions, fixtures.Response{Body: l.Message})
+				}
 				continue
 			}
 		}
@@ -131,7 +156,7 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 	if err != nil {
 		return nil, err
 	}
-	s := &stdioConn{e: e, p: newPeer(), w: bufio.NewWriter(out)}
+	s := &stdioConn{e: e, ix: ix, p: newPeer(), w: bufio.NewWriter(out)}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	// Held requests (delays, barriers) wait no longer than the input lasts:
 	// a client that closed stdin waits for nothing.
@@ -154,6 +179,8 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 
 type stdioConn struct {
 	e      *engine
+	ix     *stdioIndex
+	proc   int // the recorded process serving the client; 0 until its first message
 	p      *peer
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -298,6 +325,13 @@ func (s *stdioConn) handle(line []byte) error {
 		}
 		return nil
 	}
+	if s.proc == 0 {
+		if refused, err := s.refuseFirst(in); refused || err != nil {
+			return err
+		}
+		s.choose(key)
+	}
+	key = procKey(s.proc) + key
 	var delay func() bool
 	if in.isRequest() {
 		f, h := e.faults.onRequest(in.Method)

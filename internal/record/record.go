@@ -21,6 +21,7 @@ import (
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/scenarios"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Set is one recording: its file below fixtures/recordings and how it is
@@ -31,12 +32,24 @@ type Set struct {
 	// "stdio" (the SDK server as a process), "edge" (the edge server over
 	// Streamable HTTP), "everything" (the TypeScript server-everything
 	// through npx, over stdio), "everything-http" (the same over its
-	// Streamable HTTP server).
+	// Streamable HTTP server), or one of the servers of the 2026-07-28
+	// revision: "go-http" (the sessionless go-sdk server), "ts-http",
+	// "ts-stdio", "ts-reject-http", "ts-reject-stdio" (the TypeScript
+	// SDK's, with its default or refusing the handshake), "py-http",
+	// "py-stdio" (the Python SDK's, sessionless).
 	Mode string
 }
 
 // SDKSets are the recordings of the go-sdk servers.
-var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"}, {"edge/sse.json", "edge"}}
+var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"},
+	{"edge/sse.json", "edge"}, {"modern/go-http.json", "go-http"}}
+
+// ModernSets are the recordings of the servers of the 2026-07-28 revision
+// on the TypeScript and Python SDKs (recorder/servers: their packages
+// installed first).
+var ModernSets = []Set{{"modern/ts-http.json", "ts-http"}, {"modern/ts-stdio.json", "ts-stdio"},
+	{"modern/ts-reject-http.json", "ts-reject-http"}, {"modern/ts-reject-stdio.json", "ts-reject-stdio"},
+	{"modern/py-http.json", "py-http"}, {"modern/py-stdio.json", "py-stdio"}}
 
 // EverythingSet is the stdio recording of the third-party server.
 var EverythingSet = Set{"everything/stdio.json", "everything"}
@@ -60,7 +73,8 @@ var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started thro
 
 // Script returns the calls made while recording a set: scenarios/calls.json
 // for the SDK server, calls-edge.json for the edge server,
-// calls-everything.json for server-everything.
+// calls-everything.json for server-everything, calls-modern.json for the
+// servers of the 2026-07-28 revision.
 func Script(s Set) ([]Call, error) {
 	name := "calls.json"
 	switch s.Mode {
@@ -68,6 +82,9 @@ func Script(s Set) ([]Call, error) {
 		name = "calls-everything.json"
 	case "edge":
 		name = "calls-edge.json"
+	case "sse", "json", "stdio":
+	default:
+		name = "calls-modern.json"
 	}
 	data, err := scenarios.Files.ReadFile(name)
 	if err != nil {
@@ -97,7 +114,7 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 		src.timeout = everythingStart // first npx start downloads the package
 	}
 	switch s.Mode {
-	case "sse", "json", "edge", "everything-http":
+	case "sse", "json", "edge", "everything-http", "go-http":
 		upstream, module, version, stop, err := startHTTP(ctx, s.Mode)
 		if err != nil {
 			return err
@@ -113,7 +130,15 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 		}
 		src.command, src.module, src.version = EverythingCommand, EverythingModule, EverythingVersion
 	default:
-		return fmt.Errorf("unknown recording mode %q", s.Mode)
+		srv, args, ok := modernServer(s.Mode)
+		if !ok {
+			return fmt.Errorf("unknown recording mode %q", s.Mode)
+		}
+		stop, err := src.startSDKServer(ctx, srv, args, strings.HasSuffix(s.Mode, "-http"))
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	return src.record(ctx, path, harness, calls)
 }
@@ -129,36 +154,162 @@ type source struct {
 	timeout         time.Duration // bound of the whole recording
 }
 
-// record drives the reference pool against the server through the
-// recorder and writes the fixture into path.
+// record drives the reference pool, then a client of the 2026-07-28
+// revision, against the server through the recorder, and writes the
+// fixture into path.
 func (src source) record(ctx context.Context, path string, harness []string, calls []Call) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	cfg := impl.MCPServerConfig{Enabled: true}
 	fixture := recorder.Config{Name: src.name, SDKModule: src.module, SDKVersion: src.version, Secrets: src.secrets}
-	var finish func() error
+	var fx *fixtures.Fixture
+	var refusal string
+	var err error
 	if src.url != "" {
-		u, err := url.Parse(src.url)
-		if err != nil {
-			return fmt.Errorf("upstream %q: %w", src.url, err)
-		}
-		proxy, err := recorder.NewProxy(src.url, nil)
-		if err != nil {
-			return err
-		}
-		defer proxy.Close()
-		front := httptest.NewServer(proxy)
-		defer front.Close()
-		cfg.URL = front.URL + u.RequestURI()
-		finish = func() error { return finishHTTP(ctx, proxy, path, fixture) }
+		fx, refusal, err = src.recordHTTP(ctx, fixture, calls)
 	} else {
-		finish = stdioRecorder(src, path, harness, &cfg)
+		fx, refusal, err = src.recordStdio(ctx, harness, fixture, calls)
 	}
-	if err := drive(ctx, src, cfg, calls); err != nil {
+	if err != nil {
 		return err
 	}
-	return finish()
+	if refusal != "" && !refusedHandshake(fx) {
+		return fmt.Errorf("the live server did not connect: %s", refusal)
+	}
+	return recorder.WriteFile(path, fx)
+}
+
+// recordHTTP records both clients through a recording proxy, then its
+// probes.
+func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls []Call) (*fixtures.Fixture, string, error) {
+	u, err := url.Parse(src.url)
+	if err != nil {
+		return nil, "", fmt.Errorf("upstream %q: %w", src.url, err)
+	}
+	proxy, err := recorder.NewProxy(src.url, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	defer proxy.Close()
+	front := httptest.NewServer(proxy)
+	defer front.Close()
+	endpoint := front.URL + u.RequestURI()
+	refusal, err := drive(ctx, src, impl.MCPServerConfig{Enabled: true, URL: endpoint}, calls)
+	if err != nil {
+		return nil, "", err
+	}
+	if proxy.HandedOutSession() {
+		select {
+		case <-proxy.Ended():
+		case <-time.After(10 * time.Second):
+			return nil, "", errors.New("the session did not end (no DELETE)")
+		}
+	}
+	if err := driveModern(ctx, src, &mcp.StreamableClientTransport{Endpoint: endpoint}, calls); err != nil {
+		return nil, "", err
+	}
+	if err := proxy.Probe(ctx); err != nil {
+		return nil, "", fmt.Errorf("recorder: %w", err)
+	}
+	_ = proxy.Close()
+	if errs := proxy.Errors(); len(errs) > 0 {
+		return nil, "", fmt.Errorf("recorder: %w", errors.Join(errs...))
+	}
+	fx, err := recorder.Build(proxy.Recording(), fixture)
+	return fx, refusal, err
+}
+
+// recordStdio records the reference pool through the stdio recorder (the
+// pool's server command: the harness's record --upstream-cmd --out-dir,
+// one file per server process the pool starts, written as the lines
+// pass), then a client of the
+// 2026-07-28 revision through a recorder in this process (the last
+// process of the fixture), then the stdio probes.
+func (src source) recordStdio(ctx context.Context, harness []string, fixture recorder.Config, calls []Call) (*fixtures.Fixture, string, error) {
+	dir, err := os.MkdirTemp("", "mcpparity-record-processes-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	cfg := impl.MCPServerConfig{Enabled: true, Command: harness[0]}
+	cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", src.command, "--out-dir", dir)
+	refusal, err := drive(ctx, src, cfg, calls)
+	if err != nil {
+		return nil, "", err
+	}
+	lines, err := recorder.ReadProcesses(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	cmd, err := recorder.ServerCommand(src.command)
+	if err != nil {
+		return nil, "", err
+	}
+	cmd.Stderr = os.Stderr
+	rec := recorder.NewStdio(cmd)
+	if err := driveModern(ctx, src, rec.Transport(), calls); err != nil {
+		return nil, "", err
+	}
+	if err := rec.Wait(ctx); err != nil {
+		return nil, "", err
+	}
+	last := lines[len(lines)-1].ProcessOf() + 1
+	for _, l := range rec.Recording().Lines {
+		l.Process = last
+		lines = append(lines, l)
+	}
+	probes, err := recorder.ProbeStdio(ctx, src.command, lines)
+	if err != nil {
+		return nil, "", err
+	}
+	fx, err := recorder.Build(recorder.Recording{Transport: fixtures.TransportStdio, Lines: lines, Probes: probes}, fixture)
+	return fx, refusal, err
+}
+
+// drive runs the reference pool through the script: status (initialize,
+// initialized, tools/list), every call, then close. refusal is the
+// status's error when the server did not connect: the calls are then left
+// to the client of the 2026-07-28 revision (see refusedHandshake).
+func drive(ctx context.Context, src source, cfg impl.MCPServerConfig, calls []Call) (refusal string, err error) {
+	state, err := os.MkdirTemp("", "mcpparity-record-state-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(state)
+	store, err := impl.NewStore(state)
+	if err != nil {
+		return "", err
+	}
+	if err := store.Save(map[string]impl.MCPServerConfig{src.server: cfg}); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, src.timeout)
+	defer cancel()
+	pool := impl.NewPool(store, impl.Options{
+		ConnectTimeout: func(string) time.Duration { return src.timeout },
+		ServerStderr:   os.Stderr,
+	})
+
+	switch st := pool.Status(ctx); {
+	case len(st) != 1:
+		err = fmt.Errorf("the pool shows %d servers, want 1", len(st))
+	case !st[0].Connected:
+		refusal = st[0].Error
+	case st[0].Error != "":
+		err = fmt.Errorf("the live server's first tools/list failed: %s", st[0].Error)
+	default:
+		for _, c := range calls {
+			res := pool.Call(ctx, impl.ExposedName(src.server, c.Tool), c.Args, 0)
+			if got := outcomeOf(res.Output); !c.accepts(got) {
+				err = fmt.Errorf("call %s: expected %s, got %s: %s", c.Tool, c.expected(), got, res.Output)
+				break
+			}
+		}
+	}
+	if cerr := pool.Close(); err == nil {
+		err = cerr
+	}
+	return refusal, err
 }
 
 // startHTTP starts the live server of an HTTP mode: the go-sdk servers in
@@ -170,98 +321,15 @@ func startHTTP(ctx context.Context, mode string) (url, module, version string, s
 		return url, EverythingModule, EverythingVersion, stop, err
 	}
 	handler := sdkserver.Handler(mode == "json")
-	if mode == "edge" {
+	switch mode {
+	case "edge":
 		handler = sdkserver.EdgeHandler()
+	case "go-http":
+		handler = sdkserver.ModernHandler()
 	}
 	live := httptest.NewServer(handler)
 	module, version = recorder.GoSDK()
 	return live.URL + "/mcp", module, version, live.Close, nil
-}
-
-// finishHTTP waits for the pool's DELETE, sends the probes and writes the
-// fixture.
-func finishHTTP(ctx context.Context, proxy *recorder.Proxy, path string, cfg recorder.Config) error {
-	select {
-	case <-proxy.Ended():
-	case <-time.After(10 * time.Second):
-		return errors.New("the session did not end (no DELETE)")
-	}
-	if err := proxy.Probe(ctx); err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	_ = proxy.Close()
-	if errs := proxy.Errors(); len(errs) > 0 {
-		return fmt.Errorf("recorder: %w", errors.Join(errs...))
-	}
-	fx, err := recorder.Build(proxy.Recording(), cfg)
-	if err != nil {
-		return err
-	}
-	return recorder.WriteFile(path, fx)
-}
-
-// stdioRecorder makes the pool's stdio server the recorder, which runs the
-// real server and writes the fixture when the pool closes its stdin.
-func stdioRecorder(src source, path string, harness []string, cfg *impl.MCPServerConfig) func() error {
-	cfg.Command = harness[0]
-	cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", src.command,
-		"--out", path, "--name", src.name, "--sdk-module", src.module, "--sdk-version", src.version)
-	for _, v := range src.secrets {
-		cfg.Args = append(cfg.Args, "--secret", v)
-	}
-	before, _ := os.Stat(path)
-	return func() error {
-		after, err := os.Stat(path)
-		if err != nil || (before != nil && os.SameFile(before, after) && after.ModTime().Equal(before.ModTime())) {
-			return fmt.Errorf("the stdio recorder did not write %s", path)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		_, err = fixtures.Decode(path, data)
-		return err
-	}
-}
-
-// drive runs the reference pool through the script: status (initialize,
-// initialized, tools/list), every call, then close.
-func drive(ctx context.Context, src source, cfg impl.MCPServerConfig, calls []Call) error {
-	state, err := os.MkdirTemp("", "mcpparity-record-state-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(state)
-	store, err := impl.NewStore(state)
-	if err != nil {
-		return err
-	}
-	if err := store.Save(map[string]impl.MCPServerConfig{src.server: cfg}); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, src.timeout)
-	defer cancel()
-	pool := impl.NewPool(store, impl.Options{
-		ConnectTimeout: func(string) time.Duration { return src.timeout },
-		ServerStderr:   os.Stderr,
-	})
-
-	if st := pool.Status(ctx); len(st) != 1 || !st[0].Connected || st[0].Error != "" {
-		err = fmt.Errorf("the live server did not connect: %+v", st)
-	}
-	for _, c := range calls {
-		if err != nil {
-			break
-		}
-		res := pool.Call(ctx, impl.ExposedName(src.server, c.Tool), c.Args, 0)
-		if got := outcomeOf(res.Output); !c.accepts(got) {
-			err = fmt.Errorf("call %s: expected %s, got %s: %s", c.Tool, c.expected(), got, res.Output)
-		}
-	}
-	if cerr := pool.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func quoteAll(argv []string) []string {

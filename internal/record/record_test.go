@@ -3,6 +3,7 @@ package record_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -57,6 +58,38 @@ func TestRecordMatchesCommitted(t *testing.T) {
 			}
 			if _, err := fixtures.Decode(s.File, first); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestRecordModernMatchesCommitted records the servers of the 2026-07-28
+// revision on the TypeScript and Python SDKs (recorder/servers) through
+// the reference pool and a client of that revision: each recording equals
+// the committed one. Their packages must be installed (.ci/run does);
+// without them the test skips locally and fails in CI.
+func TestRecordModernMatchesCommitted(t *testing.T) {
+	record.ServersDir = "../../recorder/servers"
+	dir := t.TempDir()
+	for _, s := range record.ModernSets {
+		t.Run(s.File, func(t *testing.T) {
+			err := record.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t))
+			if errors.Is(err, record.ErrNoServer) {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("the servers of recorder/servers must be installed in CI: %v", err)
+				}
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := os.ReadFile(filepath.Join(dir, s.File))
+			stored, err := os.ReadFile(filepath.Join(committed, s.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := record.Compare(stored, fresh); d != "" {
+				t.Errorf("the committed fixture drifted (run mcpparity record --modern):\n%s", d)
 			}
 		})
 	}
@@ -173,8 +206,11 @@ func TestFidelitySDK(t *testing.T) {
 				replayed.Command, replayed.Args = harness(t)[0], []string{"replay", "--stdio", "--fixture", filepath.Join(committed, s.File)}
 			default:
 				handler := sdkserver.Handler(s.Mode == "json")
-				if s.Mode == "edge" {
+				switch s.Mode {
+				case "edge":
 					handler = sdkserver.EdgeHandler()
+				case "go-http":
+					handler = sdkserver.ModernHandler()
 				}
 				srv := httptest.NewServer(handler)
 				defer srv.Close()

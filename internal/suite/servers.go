@@ -254,6 +254,9 @@ func (r *running) observeReplays(ctx context.Context) (map[string]replayObservat
 				return nil, nil, fmt.Errorf("replay report %s: %w", dir.ReportFile(pid), err)
 			}
 			o := observeReport(rep)
+			for _, req := range rep.Refused {
+				failures = append(failures, "replays: "+name+": refused: "+req)
+			}
 			sum.Sessions += o.Sessions
 			sum.Calls += o.Calls
 			sum.Answers += o.Answers

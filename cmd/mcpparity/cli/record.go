@@ -19,7 +19,7 @@ func init() {
 // defaultRecordings is the folder of the fixtures' recordings.
 const defaultRecordings = "fixtures/recordings"
 
-const recordSynopsis = `[--check] [--everything] [--out DIR] [--golden DIR]
+const recordSynopsis = `[--check] [--everything] [--modern] [--out DIR] [--golden DIR]
        mcpparity record (--upstream URL | --upstream-cmd CMD) --out FILE [flags]
        mcpparity record --suite DIR [--name NAME] [--upstream URL | --upstream-cmd CMD] [--check] [--secret S]...`
 
@@ -39,9 +39,9 @@ fixtures instead. Then: mcpparity golden --suite DIR. A flag of one form
 
 // The flags of each form of record.
 var (
-	fixturesOnly = []string{"check", "everything", "golden"}
-	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "header"}
-	notWithSuite = []string{"out", "everything", "golden", "listen", "header"}
+	fixturesOnly = []string{"check", "everything", "modern", "golden"}
+	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "header", "out-dir"}
+	notWithSuite = []string{"out", "everything", "modern", "golden", "listen", "header", "out-dir"}
 )
 
 func runRecord(ctx context.Context, c *call) int {
@@ -49,6 +49,7 @@ func runRecord(ctx context.Context, c *call) int {
 	out := fs.String("out", "", "fixtures: the folder of the recordings (default "+defaultRecordings+"); proxy: the fixture file to write, required")
 	check := fs.Bool("check", false, "fixtures: record into a temporary folder and fail with a diff when the stored fixtures differ")
 	everything := fs.Bool("everything", false, "fixtures: also record server-everything (npx) into everything/stdio.json and everything/http.json")
+	modern := fs.Bool("modern", false, "fixtures: also record the servers of the 2026-07-28 revision on the TypeScript and Python SDKs into modern/ (recorder/servers: their packages installed)")
 	golden := fs.String("golden", "golden", "fixtures: golden folder rewritten after recording (empty: leave golden files alone)")
 	suiteDir := fs.String("suite", "", "suite: the suite `folder` to record into (fixtures/NAME/, scenarios/calls-NAME.json, a starting scenario); --check: its fixtures")
 	pf := declareProxyFlags(fs)
@@ -75,7 +76,7 @@ func runRecord(ctx context.Context, c *call) int {
 	if *out == "" {
 		*out = defaultRecordings
 	}
-	return c.recordFixtures(ctx, *out, *check, *everything, *golden)
+	return c.recordFixtures(ctx, *out, *check, *everything, *modern, *golden)
 }
 
 // firstSet returns the first of names that is set, or "".
@@ -90,7 +91,7 @@ func firstSet(set map[string]bool, names []string) string {
 
 // recordFixtures records the fixtures' sets into out (into a temporary
 // folder compared with out, with check), then refreshes the golden files.
-func (c *call) recordFixtures(ctx context.Context, out string, check, everything bool, golden string) int {
+func (c *call) recordFixtures(ctx context.Context, out string, check, everything, modern bool, golden string) int {
 	exe, err := os.Executable()
 	if err != nil {
 		return c.fail(2, err)
@@ -98,6 +99,9 @@ func (c *call) recordFixtures(ctx context.Context, out string, check, everything
 	sets := append([]record.Set{}, record.SDKSets...)
 	if everything {
 		sets = append(sets, record.EverythingSets...)
+	}
+	if modern {
+		sets = append(sets, record.ModernSets...)
 	}
 	dir := out
 	if check {
@@ -111,7 +115,7 @@ func (c *call) recordFixtures(ctx context.Context, out string, check, everything
 	for _, s := range sets {
 		path := filepath.Join(dir, s.File)
 		if err := record.Record(ctx, s, path, []string{exe}); err != nil {
-			if errors.Is(err, record.ErrNoNpx) {
+			if errors.Is(err, record.ErrNoNpx) || errors.Is(err, record.ErrNoServer) {
 				return c.failf(2, "%s: %v", s.File, err)
 			}
 			return c.failf(1, "%s: %v", s.File, err)

@@ -18,6 +18,7 @@ import (
 type proxyFlags struct {
 	upstream, upstreamCmd, listen *string
 	name, sdkModule, sdkVersion   *string
+	outDir                        *string
 	secrets, headers              listFlag
 }
 
@@ -33,6 +34,8 @@ func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
 	p.sdkVersion = fs.String("sdk-version", "", "proxy, suite: the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
 	fs.Var(&p.secrets, "secret", "proxy, suite: a `secret` value never to be written, e.g. a configured env value (repeatable)")
 	fs.Var(&p.headers, "header", "proxy: a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
+	p.outDir = fs.String("out-dir", "", "proxy, stdio: instead of --out, write each line as it passes to `DIR`/process-N.jsonl, not redacted,\n"+
+		"N counting the processes in the order they start (record uses it for the server processes the pool starts)")
 	return p
 }
 
@@ -40,8 +43,17 @@ func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
 // standalone proxy in front of an HTTP server (--upstream) or as the stdio
 // server command of a client, running the real server (--upstream-cmd).
 func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
-	if (*p.upstream == "") == (*p.upstreamCmd == "") || out == "" {
-		return c.badUsage("give exactly one of --upstream URL and --upstream-cmd CMD, and --out FILE")
+	if (*p.upstream == "") == (*p.upstreamCmd == "") || (out == "") == (*p.outDir == "") {
+		return c.badUsage("give exactly one of --upstream URL and --upstream-cmd CMD, and one of --out FILE and --out-dir DIR")
+	}
+	if *p.outDir != "" {
+		if *p.upstreamCmd == "" {
+			return c.badUsage("--out-dir records a stdio server: it goes with --upstream-cmd")
+		}
+		if err := recorder.TeeProcess(ctx, *p.upstreamCmd, *p.outDir, c.stdin, c.stdout, c.stderr); err != nil {
+			return c.fail(1, err)
+		}
+		return 0
 	}
 	name := *p.name
 	if name == "" {

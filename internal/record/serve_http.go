@@ -23,22 +23,32 @@ func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err erro
 	if _, err := exec.LookPath("npx"); err != nil {
 		return "", nil, ErrNoNpx
 	}
+	return startHTTPServer(ctx, "server-everything (streamableHttp)", func(addr string) (argv, env []string) {
+		_, port, _ := net.SplitHostPort(addr)
+		return append(strings.Fields(EverythingCommand), "streamableHttp"), []string{"PORT=" + port}
+	})
+}
+
+// startHTTPServer starts a server process serving Streamable HTTP at /mcp
+// on a free loopback port (command gives its command line and environment
+// for the address), in a process group of its own, and waits until it
+// accepts connections; stop ends the group.
+func startHTTPServer(ctx context.Context, what string, command func(addr string) (argv, env []string)) (url string, stop func(), err error) {
 	// A port below the ephemeral range, reserved against the other runs of
 	// the harness: one from listen(:0) may be another process's by the
-	// time node binds it.
+	// time the server binds it.
 	addr, release, err := suite.FreeAddr()
 	if err != nil {
 		return "", nil, err
 	}
-	_, port, _ := net.SplitHostPort(addr)
-	argv := append(strings.Fields(EverythingCommand), "streamableHttp")
+	argv, env := command(addr)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "PORT="+port)
-	cmd.Stderr = os.Stderr // its stdout logs every request
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr // server-everything's stdout logs every request
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		release()
-		return "", nil, err
+		return "", nil, fmt.Errorf("%s: %w", what, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -52,7 +62,7 @@ func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err erro
 	}
 	if err := waitListening(ctx, addr, exited); err != nil {
 		stop()
-		return "", nil, fmt.Errorf("server-everything (streamableHttp): %w", err)
+		return "", nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return "http://" + addr + "/mcp", stop, nil
 }

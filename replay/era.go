@@ -1,0 +1,132 @@
+package replay
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// eraKey is the part of a request's match key that tells the eras apart:
+// a request of the 2026-07-28 revision (its _meta names its version)
+// matches the recorded requests of that revision asking for the same
+// version; one of the handshake era ("" version), those of the handshake
+// era. A recording that holds both eras (the reference pool's handshake,
+// then a client of the revision) serves each client in the era its
+// requests ask for, as the live server did.
+func eraKey(version string) string {
+	if version == "" {
+		return ""
+	}
+	return " @" + version
+}
+
+// eraParams is what the era checks read of a request's params.
+type eraParams struct {
+	Name string                     `json:"name"`
+	Meta map[string]json.RawMessage `json:"_meta"`
+}
+
+func readEraParams(params json.RawMessage) eraParams {
+	var p eraParams
+	_ = json.Unmarshal(params, &p)
+	return p
+}
+
+// modernFault is the probe kind of a request of the 2026-07-28 revision
+// whose _meta or headers a live server refuses (in fixtures.ProbeKinds
+// order), "" when it has none: a version header of the revision without
+// _meta, a version the server does not support (versions; server/discover
+// excepted: it is how a client learns them), a _meta without the client's
+// capabilities, a version header missing or other than the _meta's, an
+// Mcp-Method missing or other than the method, a tools/call's Mcp-Name
+// missing or other than its tool.
+func modernFault(h http.Header, in *incoming, versions map[string]bool) string {
+	hv := h.Get("Mcp-Protocol-Version")
+	mv := fixtures.MetaVersion(in.Params)
+	if !in.isRequest() {
+		return ""
+	}
+	if mv == "" {
+		if fixtures.Modern(hv) {
+			return fixtures.ProbeModernNoMeta
+		}
+		return ""
+	}
+	p := readEraParams(in.Params)
+	method := h.Get("Mcp-Method")
+	switch {
+	case !versions[mv] && in.Method != "server/discover":
+		return fixtures.ProbeUnknownVersion
+	case p.Meta[fixtures.MetaClientCapabilities] == nil:
+		return fixtures.ProbeIncompleteMeta
+	case hv == "":
+		return fixtures.ProbeNoVersionHeader
+	case hv != mv:
+		return fixtures.ProbeVersionMismatch
+	case method == "":
+		return fixtures.ProbeNoMethodHeader
+	case method != in.Method:
+		return fixtures.ProbeMethodMismatch
+	case in.Method != "tools/call":
+		return ""
+	case h.Get("Mcp-Name") == "":
+		return fixtures.ProbeNoNameHeader
+	case h.Get("Mcp-Name") != p.Name:
+		return fixtures.ProbeNameMismatch
+	}
+	return ""
+}
+
+// requestEra says in which era a POST is served: the version of the
+// revision it asks for ("" for the handshake era), or refused (an answer
+// was written). A request with a fault of the revision the server refused
+// gets the probe's answer; one it accepted is served in the era its
+// version header names (a server may route on the header alone).
+func (r *Replay) requestEra(w http.ResponseWriter, req *http.Request, in *incoming) (version string, refused bool) {
+	fault := modernFault(req.Header, in, r.ix.versions)
+	if fault == "" {
+		return fixtures.MetaVersion(in.Params), false
+	}
+	if pa := r.ix.probes.get(fault); pa != nil {
+		if pa.refused {
+			r.refuse(w, pa, in.ID)
+			return "", true
+		}
+		if hv := req.Header.Get("Mcp-Protocol-Version"); fixtures.Modern(hv) {
+			return hv, false
+		}
+		return "", false
+	}
+	return fixtures.MetaVersion(in.Params), false
+}
+
+// noEra reports whether a request names no era at all: no _meta version,
+// no session id, no version header, and it opens nothing (not initialize,
+// not server/discover): a client that skipped both the handshake and
+// server/discover.
+func noEra(h http.Header, in *incoming) bool {
+	return in.isRequest() && in.Method != "initialize" && in.Method != "server/discover" &&
+		h.Get("Mcp-Session-Id") == "" && h.Get("Mcp-Protocol-Version") == "" && fixtures.MetaVersion(in.Params) == ""
+}
+
+// discoverVersions reads the versions a recorded server/discover result
+// lists (supportedVersions), from a JSON body or SSE events.
+func discoverVersions(into map[string]bool, r fixtures.Response) {
+	datas := []json.RawMessage{r.Body}
+	for _, ev := range r.Events {
+		datas = append(datas, ev.Data)
+	}
+	for _, d := range datas {
+		var m struct {
+			Result struct {
+				SupportedVersions []string `json:"supportedVersions"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(d, &m) == nil {
+			for _, v := range m.Result.SupportedVersions {
+				into[v] = true
+			}
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// stdioProbe is a recorded stdio probe (fixtures.Probe with lines): what
+// a fresh server process wrote to the one request it got.
+type stdioProbe struct {
+	request string // as reports name it
+	refused bool
+	reqID   []byte     // the probe request's id, replaced by the client's
+	answers []*message // the lines the server wrote
+}
+
+func buildStdioProbes(e *engine, probes []fixtures.Probe) (map[string]*stdioProbe, error) {
+	out := map[string]*stdioProbe{}
+	for i, p := range probes {
+		sp := &stdioProbe{request: p.ProbeRequest(), refused: p.Refused()}
+		for j, l := range p.Lines {
+			m, ok := rawText(l.Message)
+			if !ok {
+				var err error
+				if m, err = parseMessage(l.Message); err != nil {
+					return nil, fmt.Errorf("%s: probes[%d] (%s): lines[%d]: %v", e.name, i, p.Kind, j, err)
+				}
+			}
+			if l.Dir == fixtures.DirSend {
+				sp.reqID = m.id
+			} else {
+				sp.answers = append(sp.answers, m)
+			}
+		}
+		out[p.Kind] = sp
+	}
+	return out, nil
+}
+
+// firstFault is the probe kind of a client's first message that a fresh
+// server process refuses ("" for none): a request with neither _meta nor
+// handshake (not initialize, not server/discover), a request of the
+// 2026-07-28 revision asking for a version the server does not support
+// (server/discover excepted), or one whose _meta lacks the client's
+// capabilities. Only the first message is checked: a process of the
+// revision pins its era at its first message and, the TypeScript SDK's
+// at least, checks no later one's version.
+func firstFault(in *incoming, versions map[string]bool) string {
+	if !in.isRequest() || in.Method == "initialize" {
+		return ""
+	}
+	mv := fixtures.MetaVersion(in.Params)
+	switch {
+	case mv == "" && in.Method != "server/discover":
+		return fixtures.ProbeNoMetaNoSession
+	case mv == "":
+		return ""
+	case !versions[mv] && in.Method != "server/discover":
+		return fixtures.ProbeUnknownVersion
+	case readEraParams(in.Params).Meta[fixtures.MetaClientCapabilities] == nil:
+		return fixtures.ProbeIncompleteMeta
+	}
+	return ""
+}
+
+// refuseFirst answers a first message the server refused as it answered
+// the probe of its fault, and reports it; it reports whether it did.
+func (s *stdioConn) refuseFirst(in *incoming) (bool, error) {
+	sp := s.ix.probes[firstFault(in, s.ix.versions)]
+	if sp == nil || !sp.refused {
+		return false, nil
+	}
+	s.e.led.update(func(r *Report) { r.Refused = append(r.Refused, sp.request) })
+	for _, m := range sp.answers {
+		data := m.raw
+		if m.id != nil && string(m.id) == string(sp.reqID) {
+			data = m.withID(compactJSON(in.ID))
+		}
+		if err := s.write(nil, data); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// choose picks the recorded process that serves this client: the first
+// whose interactions answer its first message (key, without process);
+// the first process when none does (the message is then unmatched).
+func (s *stdioConn) choose(key string) {
+	s.proc = 1
+	for p := 1; p <= s.ix.procs; p++ {
+		if len(s.e.queues[procKey(p)+key]) > 0 {
+			s.proc = p
+			break
+		}
+	}
+	s.e.only(s.proc)
+}
+
