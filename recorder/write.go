@@ -49,4 +49,3 @@ func WriteFile(path string, f *fixtures.Fixture) error {
 	ok = true
 	return nil
 }
-

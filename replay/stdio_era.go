@@ -97,4 +97,3 @@ func (s *stdioConn) choose(key string) {
 	}
 	s.e.only(s.proc)
 }
-
