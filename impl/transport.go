@@ -65,7 +65,8 @@ func serverEnv(base []string, env map[string]string) []string {
 	return out
 }
 
-// headerTransport sets the configured headers on every request (P6).
+// headerTransport sets the configured headers on every request (P6.5)
+// and reads a refusal by its status alone (P5.4).
 type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
@@ -82,7 +83,15 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return base.RoundTrip(req)
+	resp, err := base.RoundTrip(req)
+	if err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		// P5.4: an answer outside 2xx is its status text (the go-sdk
+		// v1.6.1 of the Go pool reads no JSON-RPC error in its body).
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		resp.Body, resp.ContentLength = http.NoBody, 0
+	}
+	return resp, err
 }
 
 // groupTransport runs a stdio server in its own process group and ends the

@@ -636,18 +636,20 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 }
 
 // noSession answers a GET or DELETE without Mcp-Session-Id as the server
-// answered its probe (kind), and reports whether it did. To a server that
-// hands out sessions that is a refusal, reported; to one that does not,
-// what any client may meet (a handshake client opens its standalone
-// stream, the Go pool deletes its session on close), not a problem: only
-// a refused one is answered so, an accepted GET stream is served.
+// answered its probe (kind), and reports whether it did. A DELETE without
+// session is what the Go pool sends to close a session it was given no id
+// for (a sessionless server, a failed initialize): answered as the live
+// server answers it, never a problem. A GET without session is what a
+// handshake client opens on a sessionless server (answered as recorded);
+// to a server that hands out sessions, a refusal, reported. Only a
+// refused one is answered so; an accepted GET stream is served.
 func (r *Replay) noSession(w http.ResponseWriter, req *http.Request, kind string) bool {
 	pa := r.ix.probes.get(kind)
 	if pa == nil || req.Header.Get("Mcp-Session-Id") != "" || !pa.refused {
 		return false
 	}
 	switch {
-	case r.ix.stateful:
+	case r.ix.stateful && kind == fixtures.ProbeGETNoSession:
 		r.refuse(w, pa, nil)
 	case kind == fixtures.ProbeGETNoSession && r.e.peek(keyGET) != nil:
 		return false // the recorded GETs of the client serve it

@@ -45,6 +45,11 @@ type Options struct {
 	// gets 404 "session not found", as from a restarted server (a client
 	// initializes again). Report.Evicted counts them.
 	MaxSessions int
+	// Checkpoint, if set, is given the stdio report so far before the
+	// answer to a handshake (initialize, server/discover) goes out: a
+	// client that ends the server as soon as it reads that answer (a
+	// refused handshake is ended at once) still leaves a report of it.
+	Checkpoint func(Report)
 }
 
 func (o *Options) maxLineBytes() int {

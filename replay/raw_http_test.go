@@ -300,3 +300,23 @@ func TestRawNullIDErrorAnswer(t *testing.T) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
 }
+
+// A server that quotes its session id (a tool's text here) is recorded
+// with the placeholder; the replay puts the id it handed out in its place.
+func TestRawSessionIDInAnswer(t *testing.T) {
+	fx := load(t, "json.json")
+	fx.HTTP[5].Response.Body = json.RawMessage(strings.Replace(string(fx.HTTP[5].Response.Body),
+		`This is a simple text r`, `session {session-1}: This is a simple text r`, 1))
+	h := serve(t, fx, Options{})
+	sid := h.rawConnect(t)
+	var m struct {
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(fx.HTTP[5].Request.Body, &m); err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(t, h.rawPost(t, sid, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":`+string(m.Params)+`}`))
+	if !strings.Contains(body, "session "+sid+": ") || strings.Contains(body, "{session-1}") {
+		t.Fatalf("answer %s does not quote the live session id %s", body, sid)
+	}
+}

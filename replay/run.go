@@ -103,6 +103,9 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 		ctx, stop = reportdir.WhileHeld(ctx, cfg.WhileLocked)
 		defer stop()
 	}
+	if file := reportFile(cfg); cfg.Stdio && file != "" {
+		opts.Checkpoint = func(rep Report) { _ = WriteReportFile(file, rep) }
+	}
 	var out *Outcome
 	var warn error
 	if cfg.Stdio {
@@ -225,10 +228,7 @@ func runHTTP(ctx context.Context, fx *fixtures.Fixture, addr string, opts Option
 // stderr already: mcp-go closes it before stdin, and the harness reads the
 // file), then the report to stderr.
 func writeReport(cfg Config, rep Report, stderr io.Writer) error {
-	file := cfg.ReportFile
-	if cfg.ReportDir != "" && file == "" {
-		file = reportdir.Dir(cfg.ReportDir).ReportFile(os.Getpid())
-	}
+	file := reportFile(cfg)
 	var err error
 	if file != "" {
 		err = WriteReportFile(file, rep)
@@ -263,4 +263,13 @@ func envMismatches(reqs []string) []string {
 		}
 	}
 	return out
+}
+
+// reportFile is where the report goes: ReportFile, else the process's
+// file of ReportDir ("" for neither).
+func reportFile(cfg Config) string {
+	if cfg.ReportFile == "" && cfg.ReportDir != "" {
+		return reportdir.Dir(cfg.ReportDir).ReportFile(os.Getpid())
+	}
+	return cfg.ReportFile
 }

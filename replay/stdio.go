@@ -206,6 +206,11 @@ func (s *stdioConn) write(_ *step, data []byte) error {
 
 // play runs a script in the background, after delay.
 func (s *stdioConn) play(sc *script, id []byte, delay func() bool) {
+	s.playTo(sc, id, delay, s.write)
+}
+
+// playTo is play with the script's bytes sent through out.
+func (s *stdioConn) playTo(sc *script, id []byte, delay func() bool, out outFunc) {
 	if len(sc.steps) == 0 {
 		return
 	}
@@ -215,8 +220,22 @@ func (s *stdioConn) play(sc *script, id []byte, delay func() bool) {
 		if delay != nil && !delay() {
 			return
 		}
-		_ = s.e.run(s.ctx, s.p, sc, id, s.write)
+		_ = s.e.run(s.ctx, s.p, sc, id, out)
 	}()
+}
+
+// handshakeOut is s.write, after Options.Checkpoint is given the report
+// once, before the first bytes of a handshake's answer go out.
+func (s *stdioConn) handshakeOut() outFunc {
+	cp := s.e.opts.Checkpoint
+	if cp == nil {
+		return s.write
+	}
+	var once sync.Once
+	return func(st *step, data []byte) error {
+		once.Do(func() { cp(s.e.report()) })
+		return s.write(st, data)
+	}
 }
 
 // inLine is a line read from the client, or the size of one dropped for
@@ -356,6 +375,10 @@ func (s *stdioConn) handle(line []byte) error {
 			return s.write(nil, rpcError(in.ID, CodeUnmatched, msg))
 		}
 	}
-	s.play(&it.script, in.ID, delay)
+	out := s.write
+	if in.Method == "initialize" || in.Method == "server/discover" {
+		out = s.handshakeOut()
+	}
+	s.playTo(&it.script, in.ID, delay, out)
 	return nil
 }

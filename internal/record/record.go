@@ -113,34 +113,48 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 	if strings.HasPrefix(s.Mode, "everything") {
 		src.timeout = everythingStart // first npx start downloads the package
 	}
+	stop, err := src.start(ctx, s, harness)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return src.record(ctx, path, harness, calls)
+}
+
+// Live starts the live server of a set, as record does: it returns its
+// endpoint (HTTP) or its command line (stdio), and how to stop it.
+func Live(ctx context.Context, s Set, harness []string) (url, command string, stop func(), err error) {
+	var src source
+	stop, err = src.start(ctx, s, harness)
+	return src.url, src.command, stop, err
+}
+
+// start starts the set's server and sets src to reach it: an endpoint
+// (url), or a command line; stop ends what it started.
+func (src *source) start(ctx context.Context, s Set, harness []string) (stop func(), err error) {
+	stop = func() {}
 	switch s.Mode {
 	case "sse", "json", "edge", "everything-http", "go-http":
-		upstream, module, version, stop, err := startHTTP(ctx, s.Mode)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		src.url, src.module, src.version = upstream, module, version
+		src.url, src.module, src.version, stop, err = startHTTP(ctx, s.Mode)
 	case "stdio":
 		src.command = strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
 		src.module, src.version = recorder.GoSDK()
 	case "everything":
 		if _, err := exec.LookPath("npx"); err != nil {
-			return ErrNoNpx
+			return stop, ErrNoNpx
 		}
 		src.command, src.module, src.version = EverythingCommand, EverythingModule, EverythingVersion
 	default:
 		srv, args, ok := modernServer(s.Mode)
 		if !ok {
-			return fmt.Errorf("unknown recording mode %q", s.Mode)
+			return stop, fmt.Errorf("unknown recording mode %q", s.Mode)
 		}
-		stop, err := src.startSDKServer(ctx, srv, args, strings.HasSuffix(s.Mode, "-http"))
-		if err != nil {
-			return err
-		}
-		defer stop()
+		stop, err = src.startSDKServer(ctx, srv, args, strings.HasSuffix(s.Mode, "-http"))
 	}
-	return src.record(ctx, path, harness, calls)
+	if err != nil {
+		return func() {}, err
+	}
+	return stop, nil
 }
 
 // source is a server to record: an HTTP endpoint already serving (url) or

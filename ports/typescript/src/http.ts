@@ -1,7 +1,7 @@
 // The Streamable HTTP transport of a session (P6, docs/rules.md): the SDK's
 // StreamableHTTPClientTransport, with every configured header on every
-// request (POST, GET, DELETE), its fetch on node:http (src/fetch.ts), and
-// two additions:
+// request (POST, GET, DELETE), its fetch on node:http (src/fetch.ts), an
+// answer outside 2xx read by its status alone (P5.4), and two additions:
 //
 //   - a request whose SSE answer stream breaks before the answer fails at
 //     once with the stream's error (the SDK reports the broken stream but
@@ -12,7 +12,9 @@
 //     grace, the DELETE by DELETE_BOUND_MS, which the time scale does not
 //     shrink (a DELETE is a round trip on the machine, not a rule's time).
 
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import http from "node:http";
+
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 
@@ -30,6 +32,19 @@ const DELETE_BOUND_MS = 2000;
 
 function idKey(id: unknown): string {
   return JSON.stringify(id);
+}
+
+/**
+ * statusError is P5.4: a request answered outside 2xx fails with its
+ * status alone, as the reference's go-sdk words it (`sending "<method>":
+ * <status text>`); the JSON-RPC error in the body is not read. A 404 keeps
+ * the SDK's text (the session is gone: P10 reconnects).
+ */
+function statusError(message: JSONRPCMessage, err: unknown): unknown {
+  if (!(err instanceof StreamableHTTPError) || !("method" in message)) return err;
+  const code = err.code ?? 0;
+  if (code < 300 || code === 404) return err;
+  return new Error(`sending "${message.method}": ${http.STATUS_CODES[code] ?? String(code)}`);
 }
 
 export class WatchedHttpTransport implements Transport {
@@ -91,7 +106,7 @@ export class WatchedHttpTransport implements Transport {
       await this.inner.send(message);
     } catch (err) {
       if (key !== undefined) this.settle(key);
-      throw err;
+      throw statusError(message, err);
     }
   }
 

@@ -133,13 +133,16 @@ impl HttpConn {
 
     /// Sends a request and reads its answer, answering the server's
     /// requests that come on its stream.
-    pub async fn request(self: &Arc<Self>, id: u64, body: Vec<u8>, first: bool) -> Result<Value, McpError> {
+    pub async fn request(self: &Arc<Self>, id: u64, method: &str, body: Vec<u8>) -> Result<Value, McpError> {
         let resp = self.send(Method::POST, body).await?;
-        if first {
+        if method == "initialize" {
             let sid = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_string);
-            *self.session.lock().unwrap() = sid;
+            *self.session.lock().unwrap() = sid; // P5.5: none when none was given
         }
-        let resp = refuse_failure(resp).await?;
+        let resp = refuse_failure(resp, Some(method)).await?;
+        if method == "initialize" && self.session.lock().unwrap().is_none() && mutant::on("RS-P5.5-session-required") {
+            return Err(McpError::Transport("no Mcp-Session-Id".into()));
+        }
         let ctype = content_type(&resp);
         if ctype.starts_with("text/event-stream") {
             return self.read_stream(resp.into_body(), Some(id)).await;
@@ -172,7 +175,7 @@ impl HttpConn {
         if mutant::on("RS-P5.1-notification-needs-200") && resp.status() != StatusCode::OK {
             return Err(McpError::Transport(format!("HTTP {}", resp.status())));
         }
-        let resp = refuse_failure(resp).await?;
+        let resp = refuse_failure(resp, None).await?;
         let _ = read_body(resp.into_body()).await;
         Ok(())
     }
@@ -266,15 +269,23 @@ async fn read_body(body: Body) -> Result<Bytes, McpError> {
     body.collect().await.map(|c| c.to_bytes()).map_err(|e| McpError::Transport(chain(&e)))
 }
 
-/// An answer of 400 or more is a failure: its status and its text.
-async fn refuse_failure(resp: Response<Body>) -> Result<Response<Body>, McpError> {
+/// An answer of 400 or more is a failure. A request's is read by its
+/// status alone, as the reference's go-sdk words it (P5.4): `sending
+/// "<method>": <status text>`, the JSON-RPC error in its body unread; a
+/// 404 (the session is gone, P10) and a notification's keep their status
+/// and text.
+async fn refuse_failure(resp: Response<Body>, method: Option<&str>) -> Result<Response<Body>, McpError> {
     let status = resp.status();
     if status.as_u16() < 400 {
         return Ok(resp);
     }
     let bytes = read_body(resp.into_body()).await.unwrap_or_default();
-    let text = String::from_utf8_lossy(&bytes);
-    Err(McpError::Transport(format!("HTTP {}: {}", status, text.trim())))
+    match method {
+        Some(m) if status != StatusCode::NOT_FOUND && !mutant::on("RS-P5.4-refusal-body") => {
+            Err(McpError::Transport(format!("sending \"{}\": {}", m, status.canonical_reason().unwrap_or(status.as_str()))))
+        }
+        _ => Err(McpError::Transport(format!("HTTP {}: {}", status, String::from_utf8_lossy(&bytes).trim()))),
+    }
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ impl Session {
         let body = jsonrpc::request(id, method, params);
         match &self.conn {
             Conn::Stdio(c) => c.request(id, body).await,
-            Conn::Http(c) => c.request(id, body, method == "initialize").await,
+            Conn::Http(c) => c.request(id, method, body).await,
         }
     }
 
