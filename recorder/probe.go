@@ -291,11 +291,7 @@ func (pr *prober) end(ctx context.Context, s *probeSession) {
 
 // initVersion reads the protocol version of an initialize answer.
 func initVersion(resp fixtures.Response) string {
-	datas := []json.RawMessage{resp.Body}
-	for _, ev := range resp.Events {
-		datas = append(datas, ev.Data)
-	}
-	for _, d := range datas {
+	for _, d := range resp.Data() {
 		var m struct {
 			Result struct {
 				ProtocolVersion string `json:"protocolVersion"`

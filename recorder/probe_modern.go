@@ -56,7 +56,7 @@ func findModern(exs []fixtures.Exchange) *modernTemplate {
 			t = &modernTemplate{path: ex.Request.Path, header: templateHeader(ex.Request.Headers), meta: m.Params.Meta, version: v}
 		}
 		switch {
-		case m.Method == "server/discover" && slices.Contains(supportedVersions(ex.Response), v):
+		case m.Method == "server/discover" && slices.Contains(fixtures.SupportedVersions(ex.Response), v):
 			t.accepted = true
 		case m.Method == "tools/call" && t.call == nil && ex.Response.Status == http.StatusOK:
 			t.call = ex.Request.Body
@@ -74,25 +74,6 @@ func paramsOf(body []byte) json.RawMessage {
 	return m.Params
 }
 
-// supportedVersions reads the supportedVersions of a server/discover
-// result (a JSON body or an event's data).
-func supportedVersions(r fixtures.Response) []string {
-	datas := []json.RawMessage{r.Body}
-	for _, ev := range r.Events {
-		datas = append(datas, ev.Data)
-	}
-	for _, d := range datas {
-		var m struct {
-			Result struct {
-				SupportedVersions []string `json:"supportedVersions"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(d, &m) == nil && m.Result.SupportedVersions != nil {
-			return m.Result.SupportedVersions
-		}
-	}
-	return nil
-}
 
 // body is a request of the revision: method with params, its _meta the
 // template's asking for version (no _meta when version is "").

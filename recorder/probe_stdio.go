@@ -34,7 +34,7 @@ func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line) ([]f
 	}
 	var out []fixtures.Probe
 	for _, p := range probes {
-		got, err := probeProcess(ctx, command, p.line)
+		got, err := OneRequest(ctx, command, p.line)
 		if err != nil {
 			return nil, err
 		}
@@ -72,17 +72,18 @@ func findModernLines(lines []fixtures.Line) *modernTemplate {
 			continue
 		}
 		if t != nil && asked[string(m.ID)] == "server/discover" && m.Result != nil &&
-			slices.Contains(supportedVersions(fixtures.Response{Body: l.Message}), t.version) {
+			slices.Contains(fixtures.SupportedVersions(fixtures.Response{Body: l.Message}), t.version) {
 			t.accepted = true
 		}
 	}
 	return t
 }
 
-// probeProcess starts the server, writes line to it and records what it
+// OneRequest starts a stdio server, writes line to it and records what it
 // writes until it answers (a message with an id and no method), ends, or
-// probeTimeout passes; then it ends the server.
-func probeProcess(ctx context.Context, command string, line []byte) ([]fixtures.Line, error) {
+// probeTimeout passes; then it ends the server. Only a server that cannot
+// be started is an error.
+func OneRequest(ctx context.Context, command string, line []byte) ([]fixtures.Line, error) {
 	cmd, err := ServerCommand(command)
 	if err != nil {
 		return nil, err

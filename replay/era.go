@@ -110,23 +110,10 @@ func noEra(h http.Header, in *incoming) bool {
 		h.Get("Mcp-Session-Id") == "" && h.Get("Mcp-Protocol-Version") == "" && fixtures.MetaVersion(in.Params) == ""
 }
 
-// discoverVersions reads the versions a recorded server/discover result
-// lists (supportedVersions), from a JSON body or SSE events.
+// discoverVersions adds the versions a recorded server/discover result
+// lists (supportedVersions) to into.
 func discoverVersions(into map[string]bool, r fixtures.Response) {
-	datas := []json.RawMessage{r.Body}
-	for _, ev := range r.Events {
-		datas = append(datas, ev.Data)
-	}
-	for _, d := range datas {
-		var m struct {
-			Result struct {
-				SupportedVersions []string `json:"supportedVersions"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(d, &m) == nil {
-			for _, v := range m.Result.SupportedVersions {
-				into[v] = true
-			}
-		}
+	for _, v := range fixtures.SupportedVersions(r) {
+		into[v] = true
 	}
 }

@@ -163,17 +163,42 @@ func live(t *testing.T, s record.Set) (url, command string) {
 	t.Helper()
 	record.ServersDir = "../../recorder/servers"
 	url, command, stop, err := record.Live(context.Background(), s, harness(t))
+	skipWithoutServers(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return url, command
+}
+
+// skipWithoutServers skips when err says the packages of a server of
+// recorder/servers are not installed, except under CI=true, where .ci/run
+// installs them.
+func skipWithoutServers(t *testing.T, err error) {
+	t.Helper()
 	if errors.Is(err, record.ErrNoServer) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("the servers of recorder/servers must be installed in CI: %v", err)
 		}
 		t.Skip(err)
 	}
+}
+
+// serveReplay serves the embedded recording file on a loopback server
+// (closed with the test) and returns its endpoint.
+func serveReplay(t *testing.T, file string) string {
+	t.Helper()
+	fx, err := fixtures.Embedded(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(stop)
-	return url, command
+	rp, err := replay.New(fx, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(func() { srv.Close(); rp.Close() })
+	return srv.URL + "/mcp"
 }
 
 // TestReplayAsStrictAsLiveHTTP sends the requests of both eras, right and
@@ -237,38 +262,19 @@ func TestReplayAsStrictAsLiveStdio(t *testing.T) {
 }
 
 // firstAnswer starts a server command, sends it line, and returns the
-// kind of its answer ("" when it wrote none before its input ended).
+// kind of its answer ("" when it wrote none).
 func firstAnswer(t *testing.T, command, line string) string {
 	t.Helper()
-	cmd, err := recorder.ServerCommand(command)
+	lines, err := recorder.OneRequest(context.Background(), command, []byte(line))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	s := recorder.NewStdio(cmd)
-	s.StopTimeout = 2 * time.Second
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := s.Run(ctx, inR, outW)
-		outW.Close()
-		done <- err
-	}()
-	go func() { _, _ = io.WriteString(inW, line+"\n") }()
-	answer := ""
-	sc := bufio.NewScanner(outR)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if answer = rpcKind(sc.Bytes()); answer != "" {
-			break
+	for _, l := range lines {
+		if k := rpcKind(l.Message); k != "" && l.Dir == fixtures.DirRecv {
+			return k
 		}
 	}
-	inW.Close()
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	<-done
-	return answer
+	return ""
 }
 
 // clientView is what a go-sdk client gets from a server: its connection's
@@ -317,18 +323,9 @@ func TestReplayServesBothErasAsLive(t *testing.T) {
 			}
 			var liveT, replayT func() mcp.Transport
 			if url != "" {
-				fx, err := fixtures.Embedded(s.File)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rp, err := replay.New(fx, replay.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				srv := httptest.NewServer(rp)
-				t.Cleanup(func() { srv.Close(); rp.Close() })
+				endpoint := serveReplay(t, s.File)
 				liveT = func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: url} }
-				replayT = func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"} }
+				replayT = func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: endpoint} }
 			} else {
 				replayCmd := strings.Join(append(harness(t), "replay", "--stdio", "--fixture", filepath.Join(committed, s.File)), " ")
 				liveT = func() mcp.Transport { return commandTransport(t, command) }

@@ -3,7 +3,6 @@ package record_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -74,12 +73,7 @@ func TestRecordModernMatchesCommitted(t *testing.T) {
 	for _, s := range record.ModernSets {
 		t.Run(s.File, func(t *testing.T) {
 			err := record.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t))
-			if errors.Is(err, record.ErrNoServer) {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("the servers of recorder/servers must be installed in CI: %v", err)
-				}
-				t.Skip(err)
-			}
+			skipWithoutServers(t, err)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,17 +209,7 @@ func TestFidelitySDK(t *testing.T) {
 				srv := httptest.NewServer(handler)
 				defer srv.Close()
 				live.URL = srv.URL + "/mcp"
-				fx, err := fixtures.Embedded(s.File)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rp, err := replay.New(fx, replay.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				rs := httptest.NewServer(rp)
-				defer func() { rp.Close(); rs.Close() }()
-				replayed.URL = rs.URL + "/mcp"
+				replayed.URL = serveReplay(t, s.File)
 			}
 			want := observe(t, live, calls)
 			got := observe(t, replayed, calls)
