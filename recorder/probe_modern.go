@@ -74,7 +74,6 @@ func paramsOf(body []byte) json.RawMessage {
 	return m.Params
 }
 
-
 // body is a request of the revision: method with params, its _meta the
 // template's asking for version (no _meta when version is "").
 func (t *modernTemplate) body(method string, params map[string]json.RawMessage, version string) []byte {
