@@ -85,9 +85,10 @@ fn string_of(v: &Value, into: &mut String) -> Result<(), ()> {
     }
 }
 
-fn list_of(v: &Value) -> Result<Option<Vec<String>>, ()> {
+/// A list field, as Go decodes it: `null` sets it to nil (empty), C8.3.
+fn list_of(v: &Value) -> Result<Vec<String>, ()> {
     match v {
-        Value::Null => Ok(None),
+        Value::Null => Ok(Vec::new()),
         Value::Array(a) => a
             .iter()
             .map(|e| match e {
@@ -95,15 +96,19 @@ fn list_of(v: &Value) -> Result<Option<Vec<String>>, ()> {
                 Value::String(s) => Ok(s.clone()),
                 _ => Err(()),
             })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
+            .collect::<Result<Vec<_>, _>>(),
         _ => Err(()),
     }
 }
 
+/// A map field, as Go decodes it: a later object is merged into the
+/// earlier one, `null` sets it to nil (empty), C8.3.
 fn map_of(v: &Value, into: &mut BTreeMap<String, String>) -> Result<(), ()> {
     match v {
-        Value::Null => Ok(()),
+        Value::Null => {
+            into.clear();
+            Ok(())
+        }
         Value::Object(m) => {
             for (k, e) in m {
                 let mut s = String::new();
@@ -135,9 +140,7 @@ fn decode_fields(fields: Vec<(&str, &Value)>) -> Result<Server, ()> {
         if fold_eq(k, "command") {
             string_of(f, &mut s.command)?;
         } else if fold_eq(k, "args") {
-            if let Some(l) = list_of(f)? {
-                s.args = l;
-            }
+            s.args = list_of(f)?;
         } else if fold_eq(k, "env") {
             map_of(f, &mut s.env)?;
         } else if fold_eq(k, "url") {
@@ -151,9 +154,7 @@ fn decode_fields(fields: Vec<(&str, &Value)>) -> Result<Server, ()> {
                 _ => return Err(()),
             }
         } else if fold_eq(k, "disabledTools") {
-            if let Some(l) = list_of(f)? {
-                s.disabled_tools = l;
-            }
+            s.disabled_tools = list_of(f)?;
         }
     }
     let has_key = if mutant::on("RS-C1.2-enabled-folded") {
