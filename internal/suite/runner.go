@@ -155,7 +155,7 @@ func seedStore(ctx context.Context, store Store, env Env, s *Scenario, srv *runn
 	if len(s.Seed) == 0 && s.SeedText == "" {
 		return nil
 	}
-	seed := json.RawMessage(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace))
+	seed := []byte(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace))
 	if s.SeedText == "" {
 		var err error
 		if seed, err = srv.expandJSON(env, s.Seed); err != nil {

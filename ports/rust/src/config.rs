@@ -209,6 +209,11 @@ fn decode_raw(raw: &RawValue) -> Result<Server, ()> {
 /// later server replaces the earlier one whole (C8.3).
 pub fn decode(bytes: &[u8]) -> Config {
     let mut cfg = Config::new();
+    let bytes = match bytes {
+        [0xef, 0xbb, 0xbf, rest @ ..] if mutant::on("RS-C8.4-bom-skipped") => rest,
+        _ if mutant::on("RS-C8.4-trailing-ignored") => &bytes[..bytes.iter().rposition(|&b| b == b'}').map_or(0, |i| i + 1)],
+        _ => bytes,
+    };
     let Ok(Members(servers)) = serde_json::from_slice::<Members<Box<RawValue>>>(bytes) else {
         return cfg;
     };

@@ -3,8 +3,8 @@
 //   main.js --listen 127.0.0.1:PORT --state DIR --workspace DIR [--catalog FILE]
 //       serves the contract (docs/contract.md); the bound address is the
 //       first line of stdout; SIGTERM stops it ("Shutdown", docs/rules.md).
-//   main.js store seed --state DIR    the configuration JSON on stdin
-//   main.js store dump --state DIR    prints the configuration JSON
+//   main.js store seed --state DIR    stores the bytes on stdin
+//   main.js store dump --state DIR    prints the stored bytes
 //       the store commands of the target file (docs/targets.md).
 
 import { readFileSync } from "node:fs";
@@ -39,7 +39,7 @@ const SHUTDOWN_MS = 4000;
 
 const USAGE = `usage:
   main.js --listen HOST:PORT --state DIR --workspace DIR [--catalog FILE]
-  main.js store seed --state DIR   (the configuration JSON on stdin)
+  main.js store seed --state DIR   (the bytes to store on stdin)
   main.js store dump --state DIR`;
 
 function flags(args: string[], known: string[]): Map<string, string> {
@@ -70,14 +70,12 @@ function storeCommand(args: string[]): number {
   if (!state) throw new Error("--state is required");
   const store = new Store(state);
   switch (sub) {
-    case "seed": {
-      const text = readFileSync(0, "utf8");
-      JSON.parse(text); // refuse what is not JSON
-      store.writeRaw(text.trim());
+    case "seed": // the bytes on stdin, as they are: JSON or not (docs/targets.md)
+      store.writeRaw(readFileSync(0));
       return 0;
-    }
     case "dump":
-      process.stdout.write((store.raw() ?? "null").trim() + "\n");
+      process.stdout.write(store.rawBytes() ?? "null");
+      process.stdout.write("\n");
       return 0;
     default:
       throw new Error(`unknown store command ${JSON.stringify(sub ?? "")} (want seed or dump)`);

@@ -21,8 +21,13 @@ export class Store {
 
   /** raw returns the stored text, or undefined when nothing is stored. */
   raw(): string | undefined {
+    return this.rawBytes()?.toString("utf8");
+  }
+
+  /** rawBytes returns the stored bytes, or undefined when nothing is stored. */
+  rawBytes(): Buffer | undefined {
     try {
-      return readFileSync(this.path, "utf8");
+      return readFileSync(this.path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw e;
@@ -48,12 +53,13 @@ export class Store {
     this.writeRaw(serializeConfig(cfg));
   }
 
-  /** writeRaw replaces the stored text atomically. */
-  writeRaw(text: string): void {
+  /** writeRaw replaces the stored bytes atomically. */
+  writeRaw(text: string | Buffer): void {
     const tmp = join(this.dir, `.${STORE_FILE}.${process.pid}.${Date.now()}.tmp`);
     const fd = openSync(tmp, "w", 0o600);
     try {
-      writeSync(fd, text);
+      if (typeof text === "string") writeSync(fd, text);
+      else writeSync(fd, text);
       fsyncSync(fd);
     } catch (e) {
       closeSync(fd);
