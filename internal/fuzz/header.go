@@ -95,7 +95,8 @@ func (g *generator) header(h *stream, ks map[string]*kind) {
 
 // seed draws the seeded store: servers as a save would never write them
 // (names not trimmed, enabled null or absent, keys in other letter cases,
-// hidden tools), and now and then a store only partly readable (C8.4).
+// hidden tools), now and then a store only partly readable (C8.4), and
+// written as a user's disk may hold it (disk).
 func (g *generator) seed(h *stream) {
 	obj := map[string]any{}
 	for i := range 3 {
@@ -126,6 +127,7 @@ func (g *generator) seed(h *stream) {
 		obj[name] = caseVariant(h, entry)
 		g.m.servers[name] = &configured{spec: b.spec, enabled: true}
 	}
+	d := drawDisk(h)
 	var seed any = obj
 	switch h.pick(20, 1, 1, 1) {
 	case 1:
@@ -135,11 +137,15 @@ func (g *generator) seed(h *stream) {
 	case 3:
 		obj["\u00a0"] = nil // a null server reads as {} (C8.4)
 	}
-	if m, isObj := seed.(map[string]any); isObj && len(m) == 0 {
-		return
+	m, isObj := seed.(map[string]any)
+	switch {
+	case isObj && len(m) == 0:
+	case isObj && d.form != diskJSON:
+		g.sc.SeedText = d.text(m) // as a user's disk may hold it (C8.3, C8.4)
+	default:
+		raw, _ := json.Marshal(seed)
+		g.sc.Seed = raw
 	}
-	raw, _ := json.Marshal(seed)
-	g.sc.Seed = raw
 }
 
 // seedEnabled stores enabled as a save never does: absent, null, false,

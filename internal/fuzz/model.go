@@ -86,11 +86,14 @@ func (m *model) unique(name, spec string) string {
 	return name
 }
 
-// known picks a configured name (ok false when there is none).
+// known picks a configured name (ok false when there is none). The choice
+// is drawn either way, so that a shrunk sequence whose earlier units no
+// longer configure a name keeps the choices after it in place.
 func (m *model) known(s *stream) (string, bool) {
 	names := m.names()
+	i := s.intn(len(names))
 	if len(names) == 0 {
 		return "", false
 	}
-	return oneOf(s, names), true
+	return names[i], true
 }

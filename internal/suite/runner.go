@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,7 +154,7 @@ func seedStore(ctx context.Context, store Store, env Env, s *Scenario, srv *runn
 	if len(s.Seed) == 0 && s.SeedText == "" {
 		return nil
 	}
-	seed := []byte(strings.ReplaceAll(s.SeedText, "{workspace}", env.Workspace))
+	seed := []byte(srv.expandText(env, s.SeedText))
 	if s.SeedText == "" {
 		var err error
 		if seed, err = srv.expandJSON(env, s.Seed); err != nil {

@@ -284,6 +284,30 @@ func (r *running) expand(s string) string {
 	return s
 }
 
+// expandText expands the placeholders of a seed written as text (JSON or
+// not): a quoted "{args:NAME}" becomes the stdio replay's arguments, each a
+// JSON string; {url:NAME} and {cmd:NAME} their values, escaped as in a
+// JSON string; then the target's placeholders.
+func (r *running) expandText(env Env, text string) string {
+	esc := func(v string) string {
+		b, _ := json.Marshal(v)
+		return string(b[1 : len(b)-1])
+	}
+	for name, argv := range r.cmds {
+		args := make([]string, 0, len(argv)-1)
+		for _, a := range argv[1:] {
+			b, _ := json.Marshal(a)
+			args = append(args, string(b))
+		}
+		text = strings.ReplaceAll(text, `"{args:`+name+`}"`, strings.Join(args, ","))
+		text = strings.ReplaceAll(text, "{cmd:"+name+"}", esc(argv[0]))
+	}
+	for name, u := range r.urls {
+		text = strings.ReplaceAll(text, "{url:"+name+"}", esc(u))
+	}
+	return env.expand(text)
+}
+
 // expandJSON expands placeholders in every string of a JSON document; an
 // array element "{args:NAME}" becomes the stdio replay's arguments.
 func (r *running) expandJSON(env Env, raw json.RawMessage) (json.RawMessage, error) {

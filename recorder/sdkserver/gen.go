@@ -39,6 +39,9 @@ type GenArgs struct {
 	// Roots, when set, asks the client for its roots (roots/list) first and
 	// gives their JSON as the first text block.
 	Roots bool `json:"roots,omitempty"`
+	// RawResult, JSON as text, is the whole result as written, in place of
+	// the others: a careless server's (P11.4–P11.6).
+	RawResult string `json:"rawResult,omitempty"`
 }
 
 // GenBlock is one content block. Type is text, image, audio,
@@ -78,6 +81,13 @@ func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 	}
 	if args.RPCError != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: args.RPCError}
+	}
+	if args.RawResult != "" {
+		res, err := rawResult(args.RawResult)
+		if err != nil {
+			return toolError(err.Error()), nil
+		}
+		return res, nil
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{}, IsError: args.IsError}
 	if args.Roots {

@@ -23,9 +23,24 @@ import (
 const (
 	rawAnnotationsMarker = "mcpparity-raw-annotations:"
 	rawMembersMarker     = "mcpparity-raw-members:"
+	rawResultMarker      = "mcpparity-raw-result:"
 )
 
-var rawMarkerRE = regexp.MustCompile(`("annotations":)\{"lastModified":"(` + rawAnnotationsMarker + `|` + rawMembersMarker + `)([A-Za-z0-9_-]*)"\}`)
+var (
+	rawMarkerRE = regexp.MustCompile(`("annotations":)\{"lastModified":"(` + rawAnnotationsMarker + `|` + rawMembersMarker + `)([A-Za-z0-9_-]*)"\}`)
+	// A gen call's rawResult: the whole result in the marker's place.
+	rawResultRE = regexp.MustCompile(`\{"content":\[\{"type":"text","text":"` + rawResultMarker + `([A-Za-z0-9_-]*)"\}\]\}`)
+)
+
+// rawResult is the result that stands in for text, any JSON, written in
+// its place as it is (a careless server's result: fields missing, null or
+// of another type, blocks of unknown types).
+func rawResult(text string) (*mcp.CallToolResult, error) {
+	if !json.Valid([]byte(text)) {
+		return nil, errors.New("rawResult: not JSON")
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: rawResultMarker + base64.RawURLEncoding.EncodeToString([]byte(text))}}}, nil
+}
 
 // rawMarker is the marker annotation of text, a JSON object: written as
 // the block's annotations, or (members) its members in their place.
@@ -46,6 +61,13 @@ func rawMarker(text string, members bool) (*mcp.Annotations, error) {
 // A message without one is given back as it is (the regexp scans for its
 // literal prefix).
 func expandRawFields(b []byte) []byte {
+	b = rawResultRE.ReplaceAllFunc(b, func(m []byte) []byte {
+		raw, err := base64.RawURLEncoding.DecodeString(string(rawResultRE.FindSubmatch(m)[1]))
+		if err != nil {
+			return m
+		}
+		return raw
+	})
 	return rawMarkerRE.ReplaceAllFunc(b, func(m []byte) []byte {
 		sub := rawMarkerRE.FindSubmatch(m)
 		raw, err := base64.RawURLEncoding.DecodeString(string(sub[3]))
