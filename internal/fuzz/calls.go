@@ -45,7 +45,11 @@ func (g *generator) callUnit(s *stream) {
 		tool = oneOf(s, k.tools)
 		args, cw, rules = g.genArgs(s)
 	}
-	g.add(g.callStep(s, impl.ExposedName(server, tool), args, cw, rules))
+	st := g.callStep(s, impl.ExposedName(server, tool), args, cw, rules)
+	if slices.Contains(rules, "P11.6") {
+		st.Masks = faultMask // a result the SDK cannot read: the decoder's own text
+	}
+	g.add(st)
 }
 
 // callStep is a call of exposed with args and contextWindow ("" absent).
@@ -181,7 +185,7 @@ func (g *generator) write(s *stream, v any) string {
 func (g *generator) genArgs(s *stream) (args, cw string, rules []string) {
 	var ms []member
 	rules = []string{"P7.1", "P7.2", "P11.1", "P11.2", "P13.1", "P13.2", "P15.1", "P15.2", "J1.4"}
-	switch s.pick(6, 3, 2) {
+	switch s.pick(6, 3, 2, 2) {
 	case 0:
 		blocks := make([]string, s.intn(4))
 		for i := range blocks {
@@ -200,6 +204,9 @@ func (g *generator) genArgs(s *stream) (args, cw string, rules []string) {
 		}
 		ms = append(ms, member{"structured", s.jsonString(s.jsonObject(3))})
 		rules = append(rules, "P11.3", "J1.1", "J1.2", "J1.3", "J1.5")
+	case 3:
+		ms = append(ms, member{"rawResult", s.jsonString(g.carelessResult(s))})
+		rules = append(rules, "P11.4", "P11.5", "P11.6", "P10.3")
 	}
 	if s.chance(20) {
 		ms = append(ms, member{"isError", "true"})
