@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/golden"
@@ -136,10 +137,34 @@ func (s *Scenario) goldenID() string {
 // first, then among the embedded recordings. file is "" for an embedded
 // one.
 func (s *Scenario) fixture(name string) (*fixtures.Fixture, string, error) {
-	if s.Dir == "" {
-		return fixtures.Find(name)
+	var dirs []string
+	if s.Dir != "" {
+		dirs = []string{filepath.Join(s.Dir, "fixtures")}
 	}
-	return fixtures.Find(name, filepath.Join(s.Dir, "fixtures"))
+	if fx, ok := embeddedCache.Load(name); ok && !inDirs(name, dirs) {
+		return fx.(*fixtures.Fixture), "", nil
+	}
+	fx, file, err := fixtures.Find(name, dirs...)
+	if err == nil && file == "" {
+		embeddedCache.Store(name, fx)
+	}
+	return fx, file, err
+}
+
+// embeddedCache holds the embedded recordings decoded once per process
+// (a fuzz run replays them in every sequence); a replay reads its fixture
+// and never changes it.
+var embeddedCache sync.Map
+
+// inDirs reports whether a suite's folder holds a fixture of that name
+// (it comes before the embedded one).
+func inDirs(name string, dirs []string) bool {
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, filepath.FromSlash(name))); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // checkFixtures reads every fixture the scenario replays.

@@ -35,7 +35,9 @@ func (u urlInstance) URL() string              { return u.base }
 func (urlInstance) Stop(context.Context) error { return nil }
 func (urlInstance) Logs() string               { return "" }
 
-// waitReady polls GET /api/mcp/catalog until it answers 200, the target
+// waitReady polls GET /api/mcp/catalog until it answers with a status
+// below 500 (a target without that route answers 404 all the same: the
+// scenarios that read the catalog fail, by their steps, and no other), the target
 // exits (exited closes) or bound passes (0: Waits' default). With refusedIsFinal, a
 // refused connection ends the wait at once (a target already running that
 // refuses connections is down, not starting).
@@ -55,7 +57,7 @@ func waitReady(ctx context.Context, base string, bound time.Duration, exited <-c
 		switch {
 		case err == nil:
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode < http.StatusInternalServerError {
 				return nil
 			}
 			last = &statusError{resp.StatusCode}
