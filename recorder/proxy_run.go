@@ -64,21 +64,14 @@ func recordHTTP(ctx context.Context, cfg ProxyConfig) (Recording, error) {
 	if err != nil || u.Host == "" {
 		return Recording{}, fmt.Errorf("upstream %q is not a URL", upstream)
 	}
+	if err := Reachable(ctx, u); err != nil {
+		return Recording{}, err
+	}
 	p, err := NewProxy(upstream, nil)
 	if err != nil {
 		return Recording{}, err
 	}
 	defer p.Close()
-	// Fail fast, with the address, when nothing listens upstream.
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
-	if err != nil {
-		return Recording{}, fmt.Errorf("upstream %s is unreachable: %v", u.Redacted(), err)
-	}
-	conn.Close()
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -114,6 +107,24 @@ func recordHTTP(ctx context.Context, cfg ProxyConfig) (Recording, error) {
 	return p.Recording(), nil
 }
 
+// Reachable fails fast, naming the upstream as given (its password
+// hidden), when nothing accepts a connection at its address.
+func Reachable(ctx context.Context, u *url.URL) error {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	conn, err := (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err // "connection refused", without the dialled address again
+		}
+		return fmt.Errorf("upstream %s is unreachable: %v", u.Redacted(), err)
+	}
+	return conn.Close()
+}
+
 // recordStdio runs the server command and passes lines between it and this
 // process's stdin/stdout until stdin ends or ctx ends.
 func recordStdio(ctx context.Context, command string, stdin io.Reader, stdout, stderr io.Writer) (Recording, error) {
@@ -139,5 +150,12 @@ func ServerCommand(command string) (*exec.Cmd, error) {
 	if err != nil || len(argv) == 0 {
 		return nil, fmt.Errorf("upstream command %q: not a command line", command)
 	}
-	return exec.Command(argv[0], argv[1:]...), nil
+	cmd := exec.Command(argv[0], argv[1:]...)
+	switch {
+	case errors.Is(cmd.Err, exec.ErrNotFound):
+		return nil, fmt.Errorf("upstream command %q: %s is not on PATH", command, argv[0])
+	case cmd.Err != nil:
+		return nil, fmt.Errorf("upstream command %q: %v", command, cmd.Err)
+	}
+	return cmd, nil
 }

@@ -99,10 +99,10 @@ func (g *generator) carelessBlock(s *stream, nested bool) string {
 	fields := map[string]func() string{
 		"text": str, "mimeType": func() string { return s.jsonString(oneOf(s, []string{"image/png", "", s.text()})) },
 		"uri": func() string { return s.jsonString("mcpparity://" + s.text()) }, "name": str, "title": str,
-		"data": func() string { return oneOf(s, []string{`"aGk="`, `"AAAA"`, `""`, `"aGk"`, `"%%%"`}) },
-		"size": func() string { return oneOf(s, []string{"0", "12", "1e3", "1.5", "-2"}) },
+		"data":        func() string { return oneOf(s, []string{`"aGk="`, `"AAAA"`, `""`, `"aGk"`, `"%%%"`}) },
+		"size":        func() string { return oneOf(s, []string{"0", "12", "1e3", "1.5", "-2"}) },
 		"annotations": func() string { return s.object([]member{{"priority", oneOf(s, []string{"1", "0.5"})}}) },
-		"_meta": func() string { return s.jsonObject(1) }, "id": str, "toolUseId": str,
+		"_meta":       func() string { return s.jsonObject(1) }, "id": str, "toolUseId": str,
 		"input": func() string { return s.jsonObject(1) },
 		"resource": func() string {
 			return s.object([]member{{"uri", str()}, {oneOf(s, []string{"text", "blob"}), oneOf(s, []string{str(), `"aGk="`})}})

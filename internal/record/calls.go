@@ -30,6 +30,12 @@ type Call struct {
 	Expect string `json:"expect,omitempty"`
 	// Fails is the former spelling of "expect": "rpc-error".
 	Fails bool `json:"fails,omitempty"`
+	// Volatile names the fields of the call's result expected to change
+	// from one recording to the next (a time, a counter), by path in the
+	// result as check names paths ("content[0].text",
+	// "structuredContent.datetime"; * matches anything): record --check
+	// accepts a change there, and below.
+	Volatile []string `json:"volatile,omitempty"`
 }
 
 // expected names the outcomes the call accepts.
@@ -62,6 +68,11 @@ func checkCalls(calls []Call) error {
 			return fmt.Errorf("calls[%d] (%s): expect %q: want %q, %q or %q", i, c.Tool, c.Expect, ExpectResult, ExpectToolError, ExpectRPCError)
 		case c.Fails && c.Expect != "" && c.Expect != ExpectRPCError:
 			return fmt.Errorf("calls[%d] (%s): \"fails\": true is \"expect\": %q, not %q", i, c.Tool, ExpectRPCError, c.Expect)
+		}
+		for _, f := range c.Volatile {
+			if f == "" || strings.HasPrefix(f, ".") || strings.HasPrefix(f, "result.") {
+				return fmt.Errorf("calls[%d] (%s): volatile %q: want a path in the call's result, e.g. \"content[0].text\" or \"structuredContent.datetime\"", i, c.Tool, f)
+			}
 		}
 	}
 	return nil

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -176,47 +174,4 @@ func SuiteNames(dir string) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
-}
-
-// Drift is a recording of a suite that differs from a fresh one.
-type Drift struct {
-	Fixture string // the stored fixture
-	Diff    string // as Compare gives it
-}
-
-// CheckSuite records each named recording of a suite from its call script
-// into a temporary folder and compares it with the stored fixture.
-func CheckSuite(ctx context.Context, dir string, names []string, secrets []string, harness []string) ([]Drift, error) {
-	tmp, err := os.MkdirTemp("", "mcpparity-record-check-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	var drifts []Drift
-	for _, name := range names {
-		script, err := ReadScript(dir, name)
-		if err != nil {
-			return drifts, err
-		}
-		r := SuiteRecording{Dir: dir, Name: name, Script: *script, Secrets: secrets}
-		stored := filepath.Join(dir, "fixtures", filepath.FromSlash(r.Fixture()))
-		a, err := os.ReadFile(stored)
-		if errors.Is(err, fs.ErrNotExist) {
-			return drifts, errors.New("--check: no stored fixture " + stored + " (record it first)")
-		} else if err != nil {
-			return drifts, err
-		}
-		fresh := filepath.Join(tmp, name+".json")
-		if err := RecordSuite(ctx, r, fresh, harness); err != nil {
-			return drifts, err
-		}
-		b, err := os.ReadFile(fresh)
-		if err != nil {
-			return drifts, err
-		}
-		if d := Compare(a, b); d != "" {
-			drifts = append(drifts, Drift{Fixture: stored, Diff: d})
-		}
-	}
-	return drifts, nil
 }

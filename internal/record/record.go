@@ -4,7 +4,6 @@
 package record
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -200,6 +199,9 @@ func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls
 	if err != nil {
 		return nil, "", fmt.Errorf("upstream %q: %w", src.url, err)
 	}
+	if err := recorder.Reachable(ctx, u); err != nil {
+		return nil, "", err
+	}
 	proxy, err := recorder.NewProxy(src.url, nil)
 	if err != nil {
 		return nil, "", err
@@ -210,7 +212,7 @@ func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls
 	endpoint := front.URL + u.RequestURI()
 	refusal, err := drive(ctx, src, impl.MCPServerConfig{Enabled: true, URL: endpoint}, calls)
 	if err != nil {
-		return nil, "", err
+		return nil, "", upstreamFirst(proxy, err)
 	}
 	if proxy.HandedOutSession() {
 		select {
@@ -220,7 +222,7 @@ func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls
 		}
 	}
 	if err := driveModern(ctx, src, &mcp.StreamableClientTransport{Endpoint: endpoint}, calls); err != nil {
-		return nil, "", err
+		return nil, "", upstreamFirst(proxy, err)
 	}
 	if err := proxy.Probe(ctx); err != nil {
 		return nil, "", fmt.Errorf("recorder: %w", err)
@@ -233,6 +235,15 @@ func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls
 	return fx, refusal, err
 }
 
+// upstreamFirst is err, or what went wrong upstream when the recorder saw
+// it: a client's error then only echoes the recorder's answer (502).
+func upstreamFirst(proxy *recorder.Proxy, err error) error {
+	if errs := proxy.Errors(); len(errs) > 0 {
+		return fmt.Errorf("recorder: %w", errors.Join(errs...))
+	}
+	return err
+}
+
 // recordStdio records the reference pool through the stdio recorder (the
 // pool's server command: the harness's record --upstream-cmd --out-dir,
 // one file per server process the pool starts, written as the lines
@@ -240,6 +251,9 @@ func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls
 // 2026-07-28 revision through a recorder in this process (the last
 // process of the fixture), then the stdio probes.
 func (src source) recordStdio(ctx context.Context, harness []string, fixture recorder.Config, calls []Call) (*fixtures.Fixture, string, error) {
+	if _, err := recorder.ServerCommand(src.command); err != nil {
+		return nil, "", err
+	}
 	dir, err := os.MkdirTemp("", "mcpparity-record-processes-")
 	if err != nil {
 		return nil, "", err
@@ -352,32 +366,4 @@ func quoteAll(argv []string) []string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return out
-}
-
-// Compare returns a readable diff of the lines that differ between a
-// stored fixture and a fresh recording ("" when they are equal).
-func Compare(stored, fresh []byte) string {
-	if bytes.Equal(stored, fresh) {
-		return ""
-	}
-	a, b := strings.Split(string(stored), "\n"), strings.Split(string(fresh), "\n")
-	var out strings.Builder
-	shown := 0
-	for i := 0; i < max(len(a), len(b)) && shown < 40; i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			fmt.Fprintf(&out, "  line %d\n  - stored: %s\n  + fresh:  %s\n", i+1, x, y)
-			shown++
-		}
-	}
-	if out.Len() == 0 {
-		out.WriteString("  (the files differ in their trailing bytes)\n")
-	}
-	return out.String()
 }

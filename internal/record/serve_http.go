@@ -23,9 +23,9 @@ func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err erro
 	if _, err := exec.LookPath("npx"); err != nil {
 		return "", nil, ErrNoNpx
 	}
-	return startHTTPServer(ctx, "server-everything (streamableHttp)", func(addr string) (argv, env []string) {
+	return startHTTPServer(ctx, "server-everything (streamableHttp)", func(addr string) (argv, env []string, err error) {
 		_, port, _ := net.SplitHostPort(addr)
-		return append(strings.Fields(EverythingCommand), "streamableHttp"), []string{"PORT=" + port}
+		return append(strings.Fields(EverythingCommand), "streamableHttp"), []string{"PORT=" + port}, nil
 	})
 }
 
@@ -33,7 +33,7 @@ func StartEverythingHTTP(ctx context.Context) (url string, stop func(), err erro
 // on a free loopback port (command gives its command line and environment
 // for the address), in a process group of its own, and waits until it
 // accepts connections; stop ends the group.
-func startHTTPServer(ctx context.Context, what string, command func(addr string) (argv, env []string)) (url string, stop func(), err error) {
+func startHTTPServer(ctx context.Context, what string, command func(addr string) (argv, env []string, err error)) (url string, stop func(), err error) {
 	// A port below the ephemeral range, reserved against the other runs of
 	// the harness: one from listen(:0) may be another process's by the
 	// time the server binds it.
@@ -41,7 +41,11 @@ func startHTTPServer(ctx context.Context, what string, command func(addr string)
 	if err != nil {
 		return "", nil, err
 	}
-	argv, env := command(addr)
+	argv, env, err := command(addr)
+	if err != nil {
+		release()
+		return "", nil, fmt.Errorf("%s: %w", what, err)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr // server-everything's stdout logs every request

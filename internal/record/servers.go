@@ -119,9 +119,9 @@ func (src *source) startSDKServer(ctx context.Context, s sdkServer, args []strin
 	if _, _, err := s.argv(); err != nil {
 		return stop, err
 	}
-	url, stop, err := startHTTPServer(ctx, s.script, func(addr string) ([]string, []string) {
-		argv, _, _ := s.argv(append([]string{"--http", addr}, args...)...)
-		return argv, nil
+	url, stop, err := startHTTPServer(ctx, s.script, func(addr string) ([]string, []string, error) {
+		argv, _, err := s.argv(append([]string{"--http", addr}, args...)...)
+		return argv, nil, err
 	})
 	if err != nil {
 		return func() {}, err

@@ -6,17 +6,28 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/shlex"
 )
 
 // SuiteScript is how a recording of a suite is made, its call script:
 // DIR/scenarios/calls-NAME.json. Exactly one of Upstream and UpstreamCmd
-// is set.
+// is set. In UpstreamCmd and Serve, {suite} stands for the suite folder;
+// in Serve and Upstream, {addr} and {port} for a free loopback address
+// (127.0.0.1:PORT) and its port.
 type SuiteScript struct {
 	// Upstream is the URL of the server's Streamable HTTP endpoint.
 	Upstream string `json:"upstream,omitempty"`
+	// Serve, with Upstream, is the command line of that HTTP server:
+	// started for each recording (in a process group of its own), waited
+	// for until it accepts connections at {addr}, then stopped.
+	Serve string `json:"serve,omitempty"`
 	// UpstreamCmd is the command line of a stdio server.
 	UpstreamCmd string `json:"upstreamCmd,omitempty"`
 	// Calls are made after status and tools, in order.
@@ -71,8 +82,13 @@ func ReadScript(dir, name string) (*SuiteScript, error) {
 }
 
 func (s *SuiteScript) check() error {
-	if (s.Upstream == "") == (s.UpstreamCmd == "") {
+	switch {
+	case (s.Upstream == "") == (s.UpstreamCmd == ""):
 		return errors.New("set exactly one of upstream and upstreamCmd")
+	case s.Serve != "" && s.Upstream == "":
+		return errors.New("serve starts an HTTP server: it goes with upstream, its endpoint")
+	case s.Serve == "" && strings.ContainsAny(s.Upstream, "{}"):
+		return fmt.Errorf("upstream %q: {addr} and {port} stand for the address of the server serve starts: set serve", s.Upstream)
 	}
 	return checkCalls(s.Calls)
 }
@@ -113,9 +129,39 @@ func RecordSuite(ctx context.Context, r SuiteRecording, path string, harness []s
 	if err := r.Script.check(); err != nil {
 		return err
 	}
-	src := source{url: r.Script.Upstream, command: r.Script.UpstreamCmd, name: r.Name,
+	src := source{url: r.Script.Upstream, command: r.expand(r.Script.UpstreamCmd, ""), name: r.Name,
 		module: r.SDKModule, version: r.SDKVersion, secrets: r.Secrets, server: r.Name, timeout: everythingStart}
+	if r.Script.Serve != "" {
+		url, stop, err := r.serve(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		src.url = url
+	}
 	return src.record(ctx, path, harness, r.Script.Calls)
+}
+
+// expand replaces the script's placeholders: {suite} by the suite folder,
+// {addr} and {port} by addr and its port.
+func (r SuiteRecording) expand(s, addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return strings.NewReplacer("{suite}", r.Dir, "{addr}", addr, "{port}", port).Replace(s)
+}
+
+// serve starts the script's HTTP server on a free loopback address and
+// returns its endpoint (Upstream, expanded).
+func (r SuiteRecording) serve(ctx context.Context) (url string, stop func(), err error) {
+	var endpoint string
+	_, stop, err = startHTTPServer(ctx, "serve "+strconv.Quote(r.Script.Serve), func(addr string) (argv, env []string, err error) {
+		endpoint = r.expand(r.Script.Upstream, addr)
+		argv, err = shlex.Split(r.expand(r.Script.Serve, addr))
+		if err == nil && len(argv) == 0 {
+			err = errors.New("not a command line")
+		}
+		return argv, nil, err
+	})
+	return endpoint, stop, err
 }
 
 // writeFile writes data to path atomically, its folder made.

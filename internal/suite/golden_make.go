@@ -20,6 +20,8 @@ type GoldenChange struct {
 	File string
 	// Diff is the unified diff of the change ("" when unchanged).
 	Diff string
+	// New is set when the file did not exist: Diff adds it whole.
+	New bool
 	// Err is a divergence of the reference from what the scenario
 	// declares (an expectation, its sameAs): nothing was written.
 	Err error
@@ -90,7 +92,7 @@ func writeGolden(s *Scenario, obs []Observation) (GoldenChange, error) {
 	old, err := os.ReadFile(ch.File)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		oldName = "/dev/null"
+		oldName, ch.New = "/dev/null", true
 	case err != nil:
 		return ch, err
 	}

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
+	"strings"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
@@ -16,8 +18,9 @@ func init() {
 const goldenNotes = `
 Golden files come from the reference only (the embedded Go pool, in
 process): golden runs it on each scenario of the --suite folders that
---run selects and writes DIR/golden/SCENARIO.golden, printing the diff of
-every file it changes (read each one). A scenario whose sameAs names
+--run selects and writes DIR/golden/SCENARIO.golden. It prints a line per
+file (new, changed, unchanged) and the changed lines of each changed file
+(read each one); --full also prints each new file whole. A scenario whose sameAs names
 another is compared with that one's golden file instead. The embedded
 scenarios' golden files are the binary's: they are never written.
 exit codes: 0 written or unchanged, 1 the reference does not do what a
@@ -31,6 +34,7 @@ func runGolden(ctx context.Context, c *call) int {
 	runExpr := fs.String("run", "", "only the scenarios whose name (SUITE:NAME) matches this regular expression")
 	target := fs.String("target", "ref", "refused unless ref: golden files come from the reference only")
 	targetFile := fs.String("target-file", "", "refused: golden files come from the reference only")
+	full := fs.Bool("full", false, "print each new golden file whole, not only its line")
 	if code, done := c.parse(); done {
 		return code
 	}
@@ -58,23 +62,74 @@ func runGolden(ctx context.Context, c *call) int {
 	stdout := c.stdout
 	fmt.Fprintf(stdout, "reference: %d scenario(s)\n", len(scs))
 	code = exitParity
+	var n goldenCounts
 	err := suite.MakeGolden(ctx, *cfg, scs, func(ch suite.GoldenChange) {
-		switch {
-		case ch.Err != nil:
-			fmt.Fprintf(stdout, "diverges  %s: %v\n", ch.Scenario, ch.Err)
+		if ch.Err != nil {
 			code = exitDiverged
-		case ch.File == "":
-			fmt.Fprintf(stdout, "same      %s (as its sameAs)\n", ch.Scenario)
-		case ch.Diff == "":
-			fmt.Fprintf(stdout, "unchanged %s\n", ch.File)
-		default:
-			fmt.Fprintf(stdout, "wrote     %s\n%s", ch.File, ch.Diff)
 		}
+		n.write(stdout, ch, *full)
 	})
 	if err != nil {
 		return c.fail(exitCannotRun, err)
 	}
+	fmt.Fprintln(stdout, n)
 	return code
+}
+
+// goldenCounts counts what golden did to each scenario's file.
+type goldenCounts struct{ added, changed, unchanged, same, diverged int }
+
+// write prints one scenario's line: a new file with its size (whole with
+// full), a changed one with its counts and changed lines.
+func (n *goldenCounts) write(w io.Writer, ch suite.GoldenChange, full bool) {
+	switch {
+	case ch.Err != nil:
+		n.diverged++
+		fmt.Fprintf(w, "diverges  %s: %v\n", ch.Scenario, ch.Err)
+	case ch.File == "":
+		n.same++
+		fmt.Fprintf(w, "same      %s (as its sameAs)\n", ch.Scenario)
+	case ch.Diff == "":
+		n.unchanged++
+		fmt.Fprintf(w, "unchanged %s\n", ch.File)
+	case ch.New:
+		n.added++
+		added, _ := diffCounts(ch.Diff)
+		fmt.Fprintf(w, "new       %s (%d lines)\n", ch.File, added)
+		if full {
+			fmt.Fprint(w, ch.Diff)
+		}
+	default:
+		n.changed++
+		added, removed := diffCounts(ch.Diff)
+		fmt.Fprintf(w, "changed   %s (+%d -%d lines)\n%s", ch.File, added, removed, ch.Diff)
+	}
+}
+
+func (n goldenCounts) String() string {
+	s := fmt.Sprintf("golden: %d new, %d changed, %d unchanged", n.added, n.changed, n.unchanged)
+	if n.same > 0 {
+		s += fmt.Sprintf(", %d as their sameAs", n.same)
+	}
+	if n.diverged > 0 {
+		s += fmt.Sprintf(", %d diverging (not written)", n.diverged)
+	}
+	return s
+}
+
+// diffCounts counts the added and removed lines of a unified diff (its
+// two header lines aside).
+func diffCounts(diff string) (added, removed int) {
+	lines := strings.Split(diff, "\n")
+	for _, l := range lines[min(2, len(lines)):] {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	return added, removed
 }
 
 // goldenSetup loads the suites alone and selects their scenarios.

@@ -20,6 +20,9 @@ import (
 // TestMain makes the test binary the mcpparity binary when it is started
 // with a subcommand (the stdio recorder and servers re-execute it).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == tickServer {
+		os.Exit(runTickServer(os.Args[2:]))
+	}
 	if code, ran := RunIfSubcommand(os.Args[1:]); ran {
 		os.Exit(code)
 	}
@@ -59,7 +62,8 @@ func copyTree(t *testing.T, from, to string) {
 }
 
 // TestRecordCheck: `record --check` passes on the committed fixtures and
-// fails, with a diff naming the file and line, after one byte is changed.
+// fails, with a diff naming the file and the path, after one byte is
+// changed.
 func TestRecordCheck(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(repoRoot, "fixtures", "recordings"), dir)
@@ -82,7 +86,7 @@ func TestRecordCheck(t *testing.T) {
 	if code := dispatch(context.Background(), []string{"record", "--check", "--out", dir}, &out, &errs); code != 1 {
 		t.Fatalf("changed byte: exit %d, want 1\n%s%s", code, out.String(), errs.String())
 	}
-	for _, want := range []string{"drift in sdk/json.json", `"Mcpparity-sdk-server"`, "- stored:", "+ fresh:"} {
+	for _, want := range []string{"drift  " + filepath.Join(dir, "sdk", "json.json"), "exchanges[0].response.body.result.serverInfo.name", `"Mcpparity-sdk-server"`, "stored: ", "fresh:  ", "ok     " + filepath.Join(dir, "sdk", "sse.json")} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -112,6 +112,9 @@ func (c *call) recordFixtures(ctx context.Context, out string, check, everything
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
+	if check {
+		return c.checkFixtures(ctx, sets, dir, out, exe)
+	}
 	for _, s := range sets {
 		path := filepath.Join(dir, s.File)
 		if err := record.Record(ctx, s, path, []string{exe}); err != nil {
@@ -122,39 +125,45 @@ func (c *call) recordFixtures(ctx context.Context, out string, check, everything
 		}
 		fmt.Fprintf(c.stdout, "recorded %s\n", path)
 	}
-	if check {
-		return c.checkDrift(sets, dir, out)
-	}
 	if golden != "" {
 		return c.refreshGolden(ctx, golden)
 	}
 	return 0
 }
 
-// checkDrift compares fresh recordings with the stored ones.
-func (c *call) checkDrift(sets []record.Set, fresh, stored string) int {
-	stdout := c.stdout
-	drift := false
+// checkFixtures records each set into fresh and compares it with the
+// stored one, the volatile fields of its calls aside.
+func (c *call) checkFixtures(ctx context.Context, sets []record.Set, fresh, stored, exe string) int {
+	var checked []record.Checked
 	for _, s := range sets {
-		a, err := os.ReadFile(filepath.Join(stored, s.File))
-		if err != nil {
-			return c.failf(2, "--check: stored fixture: %v", err)
-		}
-		b, err := os.ReadFile(filepath.Join(fresh, s.File))
-		if err != nil {
-			return c.failf(2, "--check: %v", err)
-		}
-		if d := record.Compare(a, b); d != "" {
-			drift = true
-			fmt.Fprintf(stdout, "drift in %s:\n%s", s.File, d)
-		}
+		ch := record.Checked{Name: filepath.Join(stored, s.File)}
+		ch.Drift, ch.Err = checkSet(ctx, s, filepath.Join(stored, s.File), filepath.Join(fresh, s.File), exe)
+		checked = append(checked, ch)
 	}
-	if drift {
-		fmt.Fprintln(stdout, "record --check: the stored fixtures differ from a fresh recording (run mcpparity record to accept)")
-		return 1
+	accept := "mcpparity record"
+	if stored != defaultRecordings {
+		accept += " --out " + stored
 	}
-	fmt.Fprintln(stdout, "record --check: the stored fixtures match a fresh recording")
-	return 0
+	return writeDrift(c.stdout, checked, accept)
+}
+
+func checkSet(ctx context.Context, s record.Set, stored, fresh, exe string) (record.Drift, error) {
+	a, err := os.ReadFile(stored)
+	if err != nil {
+		return record.Drift{}, err
+	}
+	if err := record.Record(ctx, s, fresh, []string{exe}); err != nil {
+		return record.Drift{}, fmt.Errorf("recording it again: %w", err)
+	}
+	calls, err := record.Script(s)
+	if err != nil {
+		return record.Drift{}, err
+	}
+	b, err := os.ReadFile(fresh)
+	if err != nil {
+		return record.Drift{}, err
+	}
+	return record.Compare(a, b, calls)
 }
 
 // refreshGolden rewrites the golden files from the new recordings. The

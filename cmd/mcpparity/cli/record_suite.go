@@ -54,7 +54,7 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 		}
 	}
 	if check {
-		return c.checkSuiteDrift(ctx, abs, names, pf, exe)
+		return c.checkSuiteDrift(ctx, dir, abs, names, pf, exe)
 	}
 	var recs []record.SuiteRecording
 	for _, n := range names {
@@ -95,19 +95,16 @@ func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe
 }
 
 // checkSuiteDrift is record --check --suite: fresh recordings compared
-// with the stored fixtures.
-func (c *call) checkSuiteDrift(ctx context.Context, dir string, names []string, pf *proxyFlags, exe string) int {
-	drifts, err := record.CheckSuite(ctx, dir, names, pf.secrets, []string{exe})
+// with the stored fixtures, each named below the folder as given.
+func (c *call) checkSuiteDrift(ctx context.Context, given, dir string, names []string, pf *proxyFlags, exe string) int {
+	checked, err := record.CheckSuite(ctx, dir, names, pf.secrets, []string{exe})
 	if err != nil {
-		return c.failf(1, "--check: %v", err)
+		return c.fail(2, err)
 	}
-	for _, d := range drifts {
-		fmt.Fprintf(c.stdout, "drift in %s:\n%s", d.Fixture, d.Diff)
+	for i, ch := range checked {
+		if ch.Fixture != "" {
+			checked[i].Name = relativeTo(ch.Fixture, dir, given)
+		}
 	}
-	if len(drifts) > 0 {
-		fmt.Fprintf(c.stdout, "record --check: %d of the suite's %d fixture(s) differ from a fresh recording (run mcpparity record --suite %s to accept)\n", len(drifts), len(names), dir)
-		return 1
-	}
-	fmt.Fprintf(c.stdout, "record --check: the suite's %d fixture(s) match a fresh recording\n", len(names))
-	return 0
+	return writeDrift(c.stdout, checked, "mcpparity record --suite "+given)
 }

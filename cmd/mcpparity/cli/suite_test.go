@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -84,7 +85,8 @@ func TestSuiteErrorsBeforeRunning(t *testing.T) {
 }
 
 // TestSuiteCheckNamesScenarios: golden writes a suite's golden file from
-// the reference (its diff shown); check runs the suite beside the
+// the reference (a line for a new file, its content with --full, the
+// changed lines of a changed one); check runs the suite beside the
 // embedded scenarios or alone, and every report names a suite scenario
 // with its suite; a changed golden file is a divergence naming it.
 func TestSuiteCheckNamesScenarios(t *testing.T) {
@@ -92,8 +94,13 @@ func TestSuiteCheckNamesScenarios(t *testing.T) {
 	dir := makeSuite(t, filepath.Join(root, "parity"), map[string]string{"scenarios/30-status.json": statusScenario("sdk/sse.json")})
 	code, out, errs := run("golden", "--suite", "myteam="+dir)
 	file := filepath.Join(dir, "golden", "30-status.golden")
-	if code != 0 || !strings.Contains(out, "wrote     "+file+"\n--- /dev/null\n+++ "+file) || !strings.Contains(out, `+          "name": "srv",`) {
+	if code != 0 || !regexp.MustCompile(`(?m)^new       `+regexp.QuoteMeta(file)+` \(\d+ lines\)$`).MatchString(out) ||
+		strings.Contains(out, "--- /dev/null") || !strings.Contains(out, "golden: 1 new, 0 changed, 0 unchanged") {
 		t.Fatalf("golden: exit %d\n%s%s", code, out, errs)
+	}
+	os.Remove(file)
+	if code, out, errs = run("golden", "--full", "--suite", dir); code != 0 || !strings.Contains(out, "--- /dev/null\n+++ "+file) || !strings.Contains(out, `+          "name": "srv",`) {
+		t.Fatalf("golden --full: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, _ = run("golden", "--suite", dir); code != 0 || !strings.Contains(out, "unchanged "+file) {
 		t.Errorf("golden again: exit %d\n%s", code, out)
@@ -128,6 +135,11 @@ func TestSuiteCheckNamesScenarios(t *testing.T) {
 	code, out, _ = run("check", "--suite", dir, "--no-builtin")
 	if code != 1 || !strings.Contains(out, "fail     parity:30-status") || !strings.Contains(out, `parity:30-status [0 status].body.servers[0].name: DIFF`) {
 		t.Errorf("changed golden file: exit %d\n%s", code, out)
+	}
+	code, out, _ = run("golden", "--suite", dir)
+	if code != 0 || !strings.Contains(out, "changed   "+file+" (+1 -1 lines)\n--- "+file) || !strings.Contains(out, `-          "name": "other",`) ||
+		!strings.Contains(out, `+          "name": "srv",`) || !strings.Contains(out, "golden: 0 new, 1 changed, 0 unchanged") {
+		t.Errorf("golden over a changed file: exit %d\n%s", code, out)
 	}
 }
 
@@ -193,7 +205,7 @@ func TestRecordIntoSuite(t *testing.T) {
 // suite's sdk recording; an edited starting scenario is kept.
 func recordDriftAndEdits(t *testing.T, dir, scenario string) {
 	t.Helper()
-	if code, out, errs := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "the suite's 1 fixture(s) match a fresh recording") {
+	if code, out, errs := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "ok     "+filepath.Join(dir, "fixtures", "sdk", "stdio.json")+": as stored") {
 		t.Fatalf("record --check: exit %d\n%s%s", code, out, errs)
 	}
 	fixture := filepath.Join(dir, "fixtures", "sdk", "stdio.json")
@@ -201,7 +213,7 @@ func recordDriftAndEdits(t *testing.T, dir, scenario string) {
 	if err := os.WriteFile(fixture, []byte(strings.Replace(string(data), `"mcpparity-sdk-server"`, `"Mcpparity-sdk-server"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 1 || !strings.Contains(out, "drift in "+fixture) || !strings.Contains(out, `"Mcpparity-sdk-server"`) {
+	if code, out, _ := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 1 || !strings.Contains(out, "drift  "+fixture) || !strings.Contains(out, `"Mcpparity-sdk-server"`) {
 		t.Errorf("record --check after a changed byte: exit %d\n%s", code, out)
 	}
 	data, _ = os.ReadFile(scenario)

@@ -1,0 +1,221 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/internal/suite"
+)
+
+// Drift is how a fresh recording differs from the stored one, by path in
+// the fixture (as check names its differences).
+type Drift struct {
+	// Diffs are the differences outside the fields the calls name as
+	// volatile.
+	Diffs []suite.Diff
+	// Volatile are the differences in those fields.
+	Volatile []suite.Diff
+	// calls names the answer of each path's call, for the listing.
+	calls map[string]string
+}
+
+// Drifted reports whether the recordings differ outside volatile fields.
+func (d Drift) Drifted() bool { return len(d.Diffs) > 0 }
+
+// String lists the differences outside volatile fields, each with the
+// call it answers when it is in a call's answer.
+func (d Drift) String() string {
+	var b strings.Builder
+	for _, x := range d.Diffs {
+		fmt.Fprintf(&b, "  %s%s\n    stored: %s\n    fresh:  %s\n", x.Path, d.callOf(x.Path), x.Want, x.Got)
+	}
+	return b.String()
+}
+
+// VolatilePaths are the paths of the volatile fields that changed.
+func (d Drift) VolatilePaths() []string {
+	var out []string
+	for _, x := range d.Volatile {
+		out = append(out, x.Path+d.callOf(x.Path))
+	}
+	return out
+}
+
+func (d Drift) callOf(path string) string {
+	for prefix, tool := range d.calls {
+		if strings.HasPrefix(path, prefix+".") {
+			return " (answer to tools/call " + tool + ")"
+		}
+	}
+	return ""
+}
+
+// Compare compares a stored fixture with a fresh recording of it: a
+// difference inside a call's result, at a field the call names as
+// volatile (or below it), is volatile; every other one drifts.
+func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
+	if bytes.Equal(stored, fresh) {
+		return Drift{}, nil
+	}
+	a, err := decodeAny(stored)
+	if err != nil {
+		return Drift{}, fmt.Errorf("the stored fixture: %w", err)
+	}
+	b, err := decodeAny(fresh)
+	if err != nil {
+		return Drift{}, fmt.Errorf("the fresh recording: %w", err)
+	}
+	answers := append(callAnswers(a), callAnswers(b)...)
+	d := Drift{calls: map[string]string{}}
+	for _, ans := range answers {
+		d.calls[ans.prefix] = ans.tool
+	}
+	for _, x := range suite.Compare(a, b) {
+		if isVolatile(x.Path, answers, calls) {
+			d.Volatile = append(d.Volatile, x)
+		} else {
+			d.Diffs = append(d.Diffs, x)
+		}
+	}
+	if len(d.Diffs) == 0 && len(d.Volatile) == 0 {
+		// Equal values, different bytes: the layout changed.
+		d.Diffs = []suite.Diff{{Path: "(the file)", Want: "as stored", Got: "the same values, laid out otherwise"}}
+	}
+	return d, nil
+}
+
+func decodeAny(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// answer is where a recording holds the answer to a tools/call: the path
+// of the answering message (its result is prefix + ".result").
+type answer struct {
+	prefix string
+	tool   string
+	args   any
+}
+
+// isVolatile reports whether path is in the result of a call's answer, at
+// one of the fields the call names as volatile or below it.
+func isVolatile(path string, answers []answer, calls []Call) bool {
+	for _, a := range answers {
+		rest, ok := strings.CutPrefix(path, a.prefix+".result.")
+		if !ok {
+			continue
+		}
+		for _, c := range calls {
+			if c.Tool == a.tool && sameArgs(c.Args, a.args) && volatileField(c.Volatile, rest) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// volatileField reports whether rest (a path in a result) is one of the
+// fields or below one of them.
+func volatileField(fields []string, rest string) bool {
+	for _, f := range fields {
+		if suite.GlobMatch(f, rest) || suite.GlobMatch(f+".*", rest) || suite.GlobMatch(f+"[*", rest) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameArgs reports whether a script's arguments are those of a recorded
+// request (as JSON: absent and empty alike).
+func sameArgs(script map[string]any, recorded any) bool {
+	if len(script) == 0 {
+		m, ok := recorded.(map[string]any)
+		return recorded == nil || ok && len(m) == 0
+	}
+	raw, err := json.Marshal(script)
+	if err != nil {
+		return false
+	}
+	want, err := decodeAny(raw)
+	return err == nil && reflect.DeepEqual(want, recorded)
+}
+
+// callAnswers finds the answers to tools/call in a decoded fixture: in an
+// HTTP exchange's body or events, or a stdio line of the same process.
+func callAnswers(fx any) []answer {
+	root, _ := fx.(map[string]any)
+	var out []answer
+	exchanges, _ := root["exchanges"].([]any)
+	for i, e := range exchanges {
+		ex, _ := e.(map[string]any)
+		req, _ := ex["request"].(map[string]any)
+		id, tool, args, ok := toolCall(req["body"])
+		if !ok {
+			continue
+		}
+		resp, _ := ex["response"].(map[string]any)
+		if answers(resp["body"], id) {
+			out = append(out, answer{fmt.Sprintf("exchanges[%d].response.body", i), tool, args})
+		}
+		events, _ := resp["events"].([]any)
+		for j, ev := range events {
+			evm, _ := ev.(map[string]any)
+			if answers(evm["data"], id) {
+				out = append(out, answer{fmt.Sprintf("exchanges[%d].response.events[%d].data", i, j), tool, args})
+			}
+		}
+	}
+	return append(out, stdioAnswers(root)...)
+}
+
+// stdioAnswers finds the answers to tools/call among stdio lines.
+func stdioAnswers(root map[string]any) []answer {
+	type key struct{ process, id string }
+	pending := map[key]answer{}
+	var out []answer
+	lines, _ := root["lines"].([]any)
+	for i, l := range lines {
+		line, _ := l.(map[string]any)
+		proc := fmt.Sprint(line["process"])
+		msg, _ := line["message"].(map[string]any)
+		if line["dir"] == "send" {
+			if id, tool, args, ok := toolCall(msg); ok {
+				pending[key{proc, fmt.Sprint(id)}] = answer{tool: tool, args: args}
+			}
+			continue
+		}
+		k := key{proc, fmt.Sprint(msg["id"])}
+		if a, ok := pending[k]; ok && msg["id"] != nil {
+			a.prefix = fmt.Sprintf("lines[%d].message", i)
+			out = append(out, a)
+			delete(pending, k)
+		}
+	}
+	return out
+}
+
+// toolCall reads a JSON-RPC tools/call request: its id, tool and
+// arguments.
+func toolCall(v any) (id any, tool string, args any, ok bool) {
+	m, _ := v.(map[string]any)
+	if m["method"] != "tools/call" || m["id"] == nil {
+		return nil, "", nil, false
+	}
+	params, _ := m["params"].(map[string]any)
+	tool, ok = params["name"].(string)
+	return m["id"], tool, params["arguments"], ok
+}
+
+// answers reports whether v is a JSON-RPC answer to id.
+func answers(v any, id any) bool {
+	m, ok := v.(map[string]any)
+	return ok && m["id"] != nil && reflect.DeepEqual(m["id"], id) && m["method"] == nil
+}

@@ -1,0 +1,59 @@
+package record_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpparity/mcpparity/internal/record"
+)
+
+// TestCompareVolatile changes the echo call's answers in a committed
+// recording of each form (SSE events, JSON bodies, stdio lines): named
+// volatile, the change is accepted and listed; not named, or named for
+// another field or call, it drifts, named by its path and call; a change
+// of the request itself always drifts.
+func TestCompareVolatile(t *testing.T) {
+	echo := map[string]any{"message": "Bonjour 🙂 — parité"}
+	for _, file := range []string{"sdk/sse.json", "sdk/json.json", "sdk/stdio.json"} {
+		t.Run(file, func(t *testing.T) {
+			stored, err := os.ReadFile(filepath.Join(committed, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			answers := []byte(strings.ReplaceAll(string(stored), `"text": "Bonjour 🙂`, `"text": "Salut 🙂`))
+			requests := []byte(strings.ReplaceAll(string(stored), `"message": "Bonjour 🙂`, `"message": "Salut 🙂`))
+			for _, c := range []struct {
+				name     string
+				fresh    []byte
+				calls    []record.Call
+				drifted  bool
+				volatile int
+			}{
+				{"named", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content[0].text"}}}, false, 2},
+				{"named above", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content"}}}, false, 2},
+				{"glob", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content[*].text"}}}, false, 2},
+				{"not named", answers, nil, true, 0},
+				{"another field", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"structuredContent"}}}, true, 0},
+				{"other args", answers, []record.Call{{Tool: "echo", Args: map[string]any{"message": "x"}, Volatile: []string{"content"}}}, true, 0},
+				{"another call", answers, []record.Call{{Tool: "multi_text", Volatile: []string{"content"}}}, true, 0},
+				{"request", requests, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content"}}}, true, 0},
+			} {
+				d, err := record.Compare(stored, c.fresh, c.calls)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Drifted() != c.drifted || len(d.Volatile) != c.volatile {
+					t.Errorf("%s: drifted %v with %d volatile, want %v with %d:\n%s", c.name, d.Drifted(), len(d.Volatile), c.drifted, c.volatile, d)
+				}
+				if c.drifted && c.fresh != nil && !strings.Contains(d.String(), `"Salut 🙂 — parité"`) {
+					t.Errorf("%s: the drift does not show the fresh value:\n%s", c.name, d)
+				}
+				if c.name == "not named" && !strings.Contains(d.String(), ".result.content[0].text (answer to tools/call echo)") {
+					t.Errorf("the drift does not name the path and its call:\n%s", d)
+				}
+			}
+		})
+	}
+}
