@@ -58,7 +58,7 @@ func (p *Proxy) Probe(ctx context.Context) error {
 	steps := []func(context.Context) error{pr.sessionlessProbes, pr.modernProbes}
 	if pr.init != nil {
 		steps = append([]func(context.Context) error{
-			func(ctx context.Context) error { return pr.noStream(ctx, streamTriggers(rec.Exchanges)) },
+			func(ctx context.Context) error { return pr.noStream(ctx, p.streamTriggers(rec.Exchanges)) },
 			pr.headerProbes, pr.sessionProbes}, steps...)
 	}
 	for _, step := range steps {
@@ -118,31 +118,21 @@ func templateHeader(headers map[string]string) http.Header {
 
 // streamTriggers returns the bodies of the requests during which the
 // server sent a request of its own on the standalone GET stream (JSON
-// mode: a ping from a tool), in recorded order, each once.
-func streamTriggers(exs []fixtures.Exchange) [][]byte {
-	bySeq := map[int]fixtures.Exchange{}
-	for _, ex := range exs {
-		bySeq[ex.Seq] = ex
-	}
+// mode: a ping from a tool): requests whose answer was still open then,
+// in recorded order, each once. A server's request sent on a timer falls
+// between requests (or, seldom, during one).
+func (p *Proxy) streamTriggers(exs []fixtures.Exchange) [][]byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	seen := map[string]bool{}
 	var out [][]byte
 	for _, ex := range exs {
-		if ex.Request.Method != http.MethodGet {
+		if !p.triggers[ex.Seq] || ex.Request.Method != http.MethodPost {
 			continue
 		}
-		for _, ev := range ex.Response.Events {
-			msgs := parseMessages(ev.Data, false)
-			if len(msgs) != 1 || msgs[0].method == "" || msgs[0].id == nil {
-				continue
-			}
-			t, ok := bySeq[ev.After]
-			if !ok || t.Request.Method != http.MethodPost {
-				continue
-			}
-			if reqs := parseMessages(t.Request.Body, true); len(reqs) == 1 && reqs[0].id != nil && !seen[string(t.Request.Body)] {
-				seen[string(t.Request.Body)] = true
-				out = append(out, t.Request.Body)
-			}
+		if reqs := parseMessages(ex.Request.Body, true); len(reqs) == 1 && reqs[0].id != nil && !seen[string(ex.Request.Body)] {
+			seen[string(ex.Request.Body)] = true
+			out = append(out, ex.Request.Body)
 		}
 	}
 	return out

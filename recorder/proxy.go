@@ -57,6 +57,9 @@ type Proxy struct {
 	mu        sync.Mutex
 	closed    bool
 	exchanges []*fixtures.Exchange
+	// open holds the POSTs not yet answered in full; triggers those during
+	// which the server sent a request of its own on a GET stream (by Seq).
+	open, triggers map[int]bool
 	probes    []fixtures.Probe // set by Probe
 	errs      []error
 	ended     chan struct{}
@@ -99,6 +102,8 @@ func NewProxy(upstream string, opts *ProxyOptions) (*Proxy, error) {
 		ctx:        ctx,
 		cancel:     cancel,
 		ended:      make(chan struct{}),
+		open:       map[int]bool{},
+		triggers:   map[int]bool{},
 	}, nil
 }
 
@@ -170,6 +175,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	ownHost, ownOrigin := fixtures.OwnHost(r.Host, local), fixtures.OwnOrigin(r.Header.Get("Origin"), local)
 	ex := p.arrive(r, body, ownHost, ownOrigin)
+	defer p.answered(ex)
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -256,8 +262,18 @@ func (p *Proxy) arrive(r *http.Request, body []byte, ownHost, ownOrigin bool) *f
 	p.mu.Lock()
 	ex.Seq = len(p.exchanges) + 1
 	p.exchanges = append(p.exchanges, ex)
+	if r.Method == http.MethodPost {
+		p.open[ex.Seq] = true
+	}
 	p.mu.Unlock()
 	return ex
+}
+
+// answered marks a request's answer forwarded in full.
+func (p *Proxy) answered(ex *fixtures.Exchange) {
+	p.mu.Lock()
+	delete(p.open, ex.Seq)
+	p.mu.Unlock()
 }
 
 func (p *Proxy) target(in *url.URL) string {
@@ -438,7 +454,18 @@ func (p *Proxy) record(ex *fixtures.Exchange, ev *sseEvent) {
 	p.mu.Lock()
 	e.After = len(p.exchanges)
 	ex.Response.Events = append(ex.Response.Events, e)
+	if ex.Request.Method == http.MethodGet && isRequest(e.Data) {
+		for seq := range p.open {
+			p.triggers[seq] = true
+		}
+	}
 	p.mu.Unlock()
+}
+
+// isRequest reports whether data is one JSON-RPC request (method and id).
+func isRequest(data []byte) bool {
+	msgs := parseMessages(data, false)
+	return len(msgs) == 1 && msgs[0].method != "" && msgs[0].id != nil
 }
 
 // eventOf is an event as a fixture holds it (off the timeline).

@@ -55,7 +55,11 @@ func (d Drift) callOf(path string) string {
 
 // Compare compares a stored fixture with a fresh recording of it: a
 // difference inside a call's result, at a field the call names as
-// volatile (or below it), is volatile; every other one drifts.
+// volatile (or below it), is volatile; every other one drifts. HTTP
+// exchanges are compared by request and stdio lines by what they ask or
+// answer, not by place: the order of messages of two streams, and so the
+// timeline fields seq and after, depend on timing (a server's own request
+// sent on a timer).
 func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
 	if bytes.Equal(stored, fresh) {
 		return Drift{}, nil
@@ -68,6 +72,7 @@ func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
 	if err != nil {
 		return Drift{}, fmt.Errorf("the fresh recording: %w", err)
 	}
+	align(a, b)
 	answers := append(callAnswers(a), callAnswers(b)...)
 	d := Drift{calls: map[string]string{}}
 	for _, ans := range answers {
@@ -218,4 +223,88 @@ func toolCall(v any) (id any, tool string, args any, ok bool) {
 func answers(v any, id any) bool {
 	m, ok := v.(map[string]any)
 	return ok && m["id"] != nil && reflect.DeepEqual(m["id"], id) && m["method"] == nil
+}
+
+// align prepares two decoded recordings for comparison, their HTTP
+// exchanges and their stdio lines alike: the fresh items are put in the
+// places of the stored ones with the same key (the n-th of a key with its
+// n-th), those without one after them, and the exchanges' timeline fields
+// (seq, events' after) are dropped from both.
+func align(stored, fresh any) {
+	a, _ := stored.(map[string]any)
+	b, _ := fresh.(map[string]any)
+	alignList(a, b, "exchanges", requestKey)
+	alignList(a, b, "lines", lineKey)
+	for _, m := range []map[string]any{a, b} {
+		if x, ok := m["exchanges"].([]any); ok {
+			dropTimeline(x)
+		}
+	}
+}
+
+// alignList aligns the fresh list field of b on a's, by key.
+func alignList(a, b map[string]any, field string, key func(any) string) {
+	xa, _ := a[field].([]any)
+	xb, _ := b[field].([]any)
+	if xa == nil || xb == nil {
+		return
+	}
+	places := map[string][]int{} // key → its places in stored, in order
+	for i, x := range xa {
+		k := key(x)
+		places[k] = append(places[k], i)
+	}
+	aligned := make([]any, len(xa))
+	var rest []any
+	for _, x := range xb {
+		k := key(x)
+		if p := places[k]; len(p) > 0 {
+			aligned[p[0]], places[k] = x, p[1:]
+		} else {
+			rest = append(rest, x)
+		}
+	}
+	for i, x := range aligned {
+		if x == nil {
+			aligned[i] = map[string]any{} // stored only: every field absent
+		}
+	}
+	b[field] = append(aligned, rest...)
+}
+
+// lineKey is a stdio line's process, direction and message without its
+// result or error: what the line asks or answers, not its answer.
+func lineKey(l any) string {
+	m, _ := l.(map[string]any)
+	msg, _ := m["message"].(map[string]any)
+	k := map[string]any{"process": m["process"], "dir": m["dir"]}
+	for f, v := range msg {
+		if f != "result" && f != "error" {
+			k[f] = v
+		}
+	}
+	raw, _ := json.Marshal(k)
+	return string(raw)
+}
+
+// requestKey is an exchange's request as JSON.
+func requestKey(ex any) string {
+	m, _ := ex.(map[string]any)
+	raw, _ := json.Marshal(m["request"])
+	return string(raw)
+}
+
+// dropTimeline removes seq and the events' after from exchanges.
+func dropTimeline(exchanges []any) {
+	for _, ex := range exchanges {
+		m, _ := ex.(map[string]any)
+		delete(m, "seq")
+		resp, _ := m["response"].(map[string]any)
+		events, _ := resp["events"].([]any)
+		for _, ev := range events {
+			if e, ok := ev.(map[string]any); ok {
+				delete(e, "after")
+			}
+		}
+	}
 }

@@ -57,15 +57,16 @@ var EverythingSet = Set{"everything/stdio.json", "everything"}
 // and over Streamable HTTP (its own server, other refusals than go-sdk's).
 var EverythingSets = []Set{EverythingSet, {"everything/http.json", "everything-http"}}
 
-// EverythingCommand runs server-everything (first start downloads it).
-const EverythingCommand = "npx -y @modelcontextprotocol/server-everything"
-
-// EverythingModule and EverythingVersion name server-everything's SDK in
-// its fixtures' manifests.
+// EverythingModule and EverythingVersion name server-everything, pinned,
+// in its fixtures' manifests.
 const (
 	EverythingModule  = "@modelcontextprotocol/server-everything"
-	EverythingVersion = "latest (npm)"
+	EverythingVersion = "2026.8.31"
 )
+
+// EverythingCommand runs server-everything at its pinned version (the
+// first start downloads it).
+const EverythingCommand = "npx -y " + EverythingModule + "@" + EverythingVersion
 
 // ErrNoNpx is returned for the everything set when npx is not on PATH.
 var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started through npx)")
