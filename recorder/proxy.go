@@ -60,10 +60,10 @@ type Proxy struct {
 	// open holds the POSTs not yet answered in full; triggers those during
 	// which the server sent a request of its own on a GET stream (by Seq).
 	open, triggers map[int]bool
-	probes    []fixtures.Probe // set by Probe
-	errs      []error
-	ended     chan struct{}
-	endedOnce sync.Once
+	probes         []fixtures.Probe // set by Probe
+	errs           []error
+	ended          chan struct{}
+	endedOnce      sync.Once
 }
 
 // NewProxy returns a proxy in front of upstream, the URL of the server's
