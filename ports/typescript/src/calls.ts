@@ -1,19 +1,22 @@
 // A call (P7.3, P9, P10, docs/rules.md): resolved through the registry,
 // made on the server's session as the pool holds it, each attempt within
 // its own bound; a failed attempt is retried once on a new session, only
-// when the server is still configured and enabled.
+// when the server is still configured and enabled. A result the go-sdk
+// cannot read fails its attempt as a JSON-RPC error does (P11.6).
 
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
 import { SDK_TIMEOUT_MARGIN_MS, TIMEOUT_TEXT, failureText } from "./connect.js";
 import { Pool, ToolRef } from "./pool.js";
+import { rawResultOf } from "./rawresult.js";
+import { CallResult, readResult } from "./results.js";
 import { callOutput, mcpError, notConnected, unknownTool } from "./rules.js";
 import { Store } from "./store.js";
 
 type Result = Record<string, unknown>;
 
 /** Try is an attempt's end: a result (a tool error included) or a failure. */
-type Try = { result: Result } | { error: string };
+type Try = { result: CallResult } | { error: string };
 
 /** Bound is the reason of an attempt stopped at its bound. */
 class Bound extends Error {}
@@ -21,6 +24,9 @@ class Bound extends Error {}
 /**
  * attemptCall makes one call on the session the pool holds now (P10.1),
  * bounded by P10.2 (the SDK then tells the server: notifications/cancelled).
+ * Its result is read as the go-sdk reads it, from the text the transport
+ * kept (src/rawresult.ts); one that cannot be read fails the attempt with
+ * the reader's text (P11.6).
  */
 export async function attemptCall(pool: Pool, ref: ToolRef, args: Result): Promise<Try> {
   const session = pool.connected(ref.server);
@@ -29,11 +35,12 @@ export async function attemptCall(pool: Pool, ref: ToolRef, args: Result): Promi
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(new Bound(TIMEOUT_TEXT)), bound);
   try {
-    const result = await session.client.request({ method: "tools/call", params: { name: ref.tool, arguments: args } }, ResultSchema, {
+    const answer = await session.client.request({ method: "tools/call", params: { name: ref.tool, arguments: args } }, ResultSchema, {
       signal: stop.signal,
       timeout: bound + SDK_TIMEOUT_MARGIN_MS,
     });
-    return { result: result as Result };
+    const result = readResult(rawResultOf(answer as Result));
+    return { result };
   } catch (err) {
     return { error: failureText("tools/call", stop.signal.aborted ? stop.signal.reason : err) };
   } finally {

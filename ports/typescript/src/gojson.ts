@@ -1,7 +1,8 @@
 // The JSON text the rules ask for where a value becomes text ("JSON forms",
 // docs/rules.md): compact, object keys in UTF-8 byte order at every depth,
 // <, >, & and U+2028, U+2029 escaped, numbers in their shortest form;
-// content blocks keep their own field order.
+// content blocks keep their own field order (Ordered; their forms are in
+// src/results.ts).
 
 import { compareUTF8 } from "./text.js";
 
@@ -59,6 +60,8 @@ function write(v: unknown, nl: string, indent: string): string {
       out.push(quote(x));
     } else if (typeof x === "number") {
       out.push(number(x));
+    } else if (typeof x === "bigint") {
+      out.push(x.toString()); // an int64 (a block's size)
     } else if (typeof x === "boolean") {
       out.push(x ? "true" : "false");
     } else if (Array.isArray(x)) {
@@ -102,63 +105,4 @@ function write(v: unknown, nl: string, indent: string): string {
 /** Ordered is an object whose fields are written in the given order. */
 export class Ordered {
   constructor(readonly entries: [string, unknown][]) {}
-}
-
-// isEmpty: a field the go-sdk omits; a number (size) is kept, 0 included.
-function isEmpty(v: unknown): boolean {
-  if (v === undefined || v === null || v === "") return true;
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v === "object") return Object.keys(v as object).length === 0;
-  return false;
-}
-
-// Field orders of content blocks ("JSON forms").
-const BLOCK_FIELDS = [
-  "type", "text", "mimeType", "data", "resource", "uri", "name", "title",
-  "description", "size", "_meta", "annotations", "icons",
-];
-const RESOURCE_FIELDS = ["uri", "mimeType", "text", "blob", "_meta"];
-// The fields a block of each type has (the go-sdk drops the others).
-const TYPE_FIELDS: Record<string, string[]> = {
-  resource_link: ["mimeType", "uri", "name", "title", "description", "size", "_meta", "annotations", "icons"],
-  resource: ["resource", "_meta", "annotations"],
-};
-// The go-sdk's annotations: these keys only, in this order; written even
-// when none is left ({}).
-const ANNOTATION_FIELDS = ["audience", "lastModified", "priority"];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-// annotations keeps the go-sdk's keys of an annotations object.
-function annotations(v: unknown): unknown {
-  if (!isObject(v)) return v;
-  return new Ordered(ANNOTATION_FIELDS.filter((f) => !isEmpty(v[f]) && v[f] !== 0).map((f) => [f, v[f]]));
-}
-
-/**
- * blockJSON writes a content block in the field order of the JSON forms,
- * the fields of its type only, each omitted when empty; an embedded
- * resource has its own order.
- */
-export function blockJSON(block: Record<string, unknown>): string {
-  const entries: [string, unknown][] = [];
-  const only = TYPE_FIELDS[String(block.type)];
-  for (const f of BLOCK_FIELDS) {
-    if (only && f !== "type" && !only.includes(f)) continue;
-    const v = block[f];
-    if (isEmpty(v) && !(f === "annotations" && isObject(v))) continue;
-    if (f === "resource" && v !== null && typeof v === "object" && !Array.isArray(v)) {
-      const r = v as Record<string, unknown>;
-      const re: [string, unknown][] = [];
-      for (const rf of RESOURCE_FIELDS) {
-        if (!isEmpty(r[rf])) re.push([rf, r[rf]]);
-      }
-      entries.push([f, new Ordered(re)]);
-      continue;
-    }
-    entries.push([f, f === "annotations" ? annotations(v) : v]);
-  }
-  return marshal(new Ordered(entries));
 }

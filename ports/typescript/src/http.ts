@@ -7,6 +7,8 @@
 //     once with the stream's error (the SDK reports the broken stream but
 //     leaves the request waiting), so that P10 reconnects; the session
 //     itself goes on, as the reference's does;
+//   - an answer to a tools/call carries its result as the server wrote it
+//     (src/rawresult.ts), in a JSON body or an SSE stream;
 //   - closing a live session lets its requests in flight end, then ends
 //     it on the server too (DELETE): the wait is bounded by the close
 //     grace, the DELETE by DELETE_BOUND_MS, which the time scale does not
@@ -19,6 +21,7 @@ import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/tran
 import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 import { httpFetch } from "./fetch.js";
+import { markEvents, markResponses } from "./rawresult.js";
 
 export interface HttpParams {
   url: string;
@@ -161,7 +164,11 @@ export class WatchedHttpTransport implements Transport {
     }
   }
 
-  /** watch is the transport's fetch: it notes the answer streams that break. */
+  /**
+   * watch is the transport's fetch: it notes the answer streams that break,
+   * and gives an answer to a tools/call its result's text, in a JSON body
+   * or an SSE stream (src/rawresult.ts).
+   */
   private readonly watch: FetchLike = async (url, init) => {
     // P6: the configured headers replace the transport's own of the same
     // name on every request (it sets Accept and Content-Type of a POST last).
@@ -172,16 +179,27 @@ export class WatchedHttpTransport implements Transport {
     }
     const res = await httpFetch(url, init);
     if (init?.method !== "POST" || !res.body || typeof init.body !== "string") return res;
-    if (!(res.headers.get("content-type") ?? "").toLowerCase().startsWith("text/event-stream")) return res;
     let id: RequestId | undefined;
+    let method = "";
     try {
       const m = JSON.parse(init.body) as Record<string, unknown>;
-      if (m && typeof m.method === "string" && (typeof m.id === "number" || typeof m.id === "string")) id = m.id;
+      if (m && typeof m.method === "string" && (typeof m.id === "number" || typeof m.id === "string")) {
+        id = m.id;
+        method = m.method;
+      }
     } catch {
       // not a message of ours
     }
     if (id === undefined) return res;
     const key = idKey(id);
+    const isCall = (k: string) => method === "tools/call" && k === key;
+    const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const init2 = { status: res.status, statusText: res.statusText, headers: res.headers };
+    if (type === "application/json" && method === "tools/call") {
+      const text = await res.text();
+      return new Response(markResponses(text, isCall) ?? text, init2);
+    }
+    if (type !== "text/event-stream") return res;
     const reader = res.body.getReader();
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
@@ -196,6 +214,7 @@ export class WatchedHttpTransport implements Transport {
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    const events = method === "tools/call" ? body.pipeThrough(markEvents((data) => markResponses(data, isCall))) : body;
+    return new Response(events, init2);
   };
 }

@@ -1,4 +1,5 @@
-// Tests of the port's input and output: the fetch on node:http and the store.
+// Tests of the port's input and output: the fetch on node:http, the store,
+// and the text of a tools/call result the transports keep.
 
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -9,6 +10,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 
 import { httpFetch } from "./fetch.js";
+import { JNumber, JObject } from "./ordered.js";
+import { RAW_RESULT, markEvents, markResponses, rawResultOf } from "./rawresult.js";
 import { Store } from "./store.js";
 
 async function serve(handler: Parameters<typeof createServer>[1]) {
@@ -101,4 +104,51 @@ test("store: atomic writes, raw seed, null when empty", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("P11.6: an answer to a tools/call carries its result as written", () => {
+  const isCall = (key: string) => key === "7" || key === '"c"';
+  const raw = '{"content":[{"type":"resource_link","size":1e3,"size":1}],"_meta":"x"}';
+  const marked = markResponses(`{"jsonrpc":"2.0", "id":7, "result":${raw}}`, isCall)!;
+  assert.equal(marked, `{"jsonrpc":"2.0","id":7,"result":{"${RAW_RESULT}":${JSON.stringify(raw)}}}`);
+  // read back in order, duplicates and numbers as written
+  const v = rawResultOf(JSON.parse(marked).result) as JObject;
+  const block = ((v.entries[0][1] as unknown[])[0] as JObject).entries;
+  assert.deepEqual(block.slice(1), [["size", new JNumber("1e3")], ["size", new JNumber("1")]]);
+  assert.equal(markResponses('{"jsonrpc":"2.0","id":"c","result":null}', isCall), `{"jsonrpc":"2.0","id":"c","result":{"${RAW_RESULT}":"null"}}`);
+  assert.equal(markResponses('[{"jsonrpc":"2.0","id":7,"result":5},{"jsonrpc":"2.0","id":8,"result":{}}]', isCall), `[{"jsonrpc":"2.0","id":7,"result":{"${RAW_RESULT}":"5"}},{"jsonrpc":"2.0","id":8,"result":{}}]`);
+  // not an answer to a call: left to the SDK as it came
+  for (const text of ['{"jsonrpc":"2.0","id":8,"result":{}}', '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}', '{"jsonrpc":"2.0","id":7,"method":"x"}', "{", "5"]) {
+    assert.equal(markResponses(text, isCall), undefined, text);
+  }
+  // a result that came without its text is taken as the SDK parsed it
+  assert.deepEqual(rawResultOf({ isError: true }), new JObject([["isError", true]]));
+});
+
+test("P11.6: an SSE answer to a tools/call, in any chunks", async () => {
+  const chunks = [
+    "id: e1\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",",
+    '"id":1,"result":null}\r',
+    "\n\r\n: ping\n\n",
+    'data: {"jsonrpc":"2.0",\ndata:"id":2,"result":{}}\n\n',
+    'retry: 5\n\ndata: {"jsonrpc":"2.0","id":1,"result":{"a":1}}\r\rdata: cut',
+  ];
+  const source = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(new TextEncoder().encode(c));
+      controller.close();
+    },
+  });
+  const text = await new Response(source.pipeThrough(markEvents((data) => markResponses(data, (key) => key === "1")))).text();
+  assert.equal(
+    text,
+    [
+      `id: e1\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"${RAW_RESULT}":"null"}}\n\n`,
+      ": ping\n\n",
+      'data: {"jsonrpc":"2.0",\ndata:"id":2,"result":{}}\n\n',
+      "retry: 5\n\n",
+      `data: {"jsonrpc":"2.0","id":1,"result":{"${RAW_RESULT}":"{\\"a\\":1}"}}\n\n`,
+      "data: cut",
+    ].join(""),
+  );
 });

@@ -1,14 +1,27 @@
-// JSON parsed with its objects' entries in order, duplicated keys kept:
-// what reading a stored configuration as Go's encoding/json does needs
-// (C8.3: the last duplicate wins, field names folded; C8.4: the servers
-// decoded before the first that fails, in the stored order). JSON.parse
-// keeps neither the order of integer-like keys nor duplicates.
+// JSON parsed with its objects' entries in order, duplicated keys kept and
+// numbers as written: what reading a value as a Go decoder does needs. The
+// stored configuration (C8.3: the last duplicate wins, field names folded;
+// C8.4: the servers decoded before the first that fails, in the stored
+// order) and a tools/call result (P11.6: every member given twice checked,
+// a size an integer as written, src/results.ts). JSON.parse keeps neither
+// the order of integer-like keys, nor duplicates, nor how a number is
+// written (1e3, 1.0).
 
-export type JValue = null | boolean | number | string | JValue[] | JObject;
+export type JValue = null | boolean | JNumber | string | JValue[] | JObject;
 
 /** JObject is a JSON object as written: its entries in order, duplicates included. */
 export class JObject {
   constructor(readonly entries: [string, JValue][]) {}
+}
+
+/** JNumber is a JSON number as written (its literal). */
+export class JNumber {
+  constructor(readonly literal: string) {}
+
+  /** value is the nearest float64, as JSON.parse reads it (±Infinity past its range). */
+  get value(): number {
+    return Number(this.literal);
+  }
 }
 
 const STRING = /"(?:[^"\\]|\\.)*"/y;
@@ -27,6 +40,23 @@ export function parseOrdered(text: string): JValue | undefined {
   }
 }
 
+/** Spans is a JSON text's top value, one level deep, each part as written. */
+export type Spans = { members: [string, string][] } | { elements: string[] } | { scalar: string };
+
+/**
+ * spans reads one JSON text one level deep: an object's members (each
+ * value's text as written, duplicates included), an array's elements, or
+ * the text of any other value; undefined when it is not valid JSON.
+ */
+export function spans(text: string): Spans | undefined {
+  try {
+    JSON.parse(text);
+    return new Scanner(text).spans();
+  } catch {
+    return undefined;
+  }
+}
+
 class Scanner {
   private i = 0;
 
@@ -34,9 +64,51 @@ class Scanner {
 
   document(): JValue {
     const v = this.value();
+    this.end();
+    return v;
+  }
+
+  spans(): Spans {
+    this.space();
+    const c = this.text[this.i];
+    if (c !== "{" && c !== "[") {
+      const v = this.raw();
+      this.end();
+      return { scalar: v };
+    }
+    this.i++;
+    const members: [string, string][] = [];
+    const elements: string[] = [];
+    this.space();
+    if (this.text[this.i] !== (c === "{" ? "}" : "]")) {
+      do {
+        if (c === "[") {
+          elements.push(this.raw());
+          continue;
+        }
+        this.space();
+        const key = JSON.parse(this.match(STRING)) as string;
+        this.expect(":");
+        members.push([key, this.raw()]);
+      } while (this.more(c === "{" ? "}" : "]"));
+    } else {
+      this.i++;
+    }
+    this.end();
+    return c === "{" ? { members } : { elements };
+  }
+
+  /** raw reads one value and gives its text as written. */
+  private raw(): string {
+    this.space();
+    const start = this.i;
+    this.value();
+    return this.text.slice(start, this.i);
+  }
+
+  private end(): void {
     this.space();
     if (this.i !== this.text.length) throw new SyntaxError("trailing bytes");
-    return v;
   }
 
   private space(): void {
@@ -75,8 +147,12 @@ class Scanner {
         return this.array();
       case '"':
         return JSON.parse(this.match(STRING)) as string;
-      default:
-        return JSON.parse(this.match(LITERAL)) as JValue;
+      default: {
+        const literal = this.match(LITERAL);
+        if (literal === "null") return null;
+        if (literal === "true" || literal === "false") return literal === "true";
+        return new JNumber(literal);
+      }
     }
   }
 

@@ -6,9 +6,11 @@ import { test } from "node:test";
 import { catalogAnswer } from "./catalog.js";
 import { ERR_BOTH, ERR_NEITHER, emptyServer, serializeConfig, transportOf, validate, wantsSession } from "./config.js";
 import { baseName, deadlineText, launcherOf } from "./connect.js";
-import { blockJSON, marshal, marshalIndent } from "./gojson.js";
+import { marshal, marshalIndent } from "./gojson.js";
 import { goQuote, notFoundText } from "./lookpath.js";
-import { callOutput, cap, exposedName, flatten, label, promptLine, sanitize, toolEntry } from "./rules.js";
+import { parseOrdered } from "./ordered.js";
+import { ResultError, base64Decode, readResult } from "./results.js";
+import { callOutput, cap, exposedName, label, promptLine, sanitize, toolEntry } from "./rules.js";
 import { decodeConfig } from "./stored.js";
 import { compareUTF8, trimSpace } from "./text.js";
 import { parseTimeScale } from "./time.js";
@@ -48,18 +50,135 @@ test("P8: tool entries", () => {
   assert.equal(toolEntry("s", { ...t, title: "" }).description, "[MCP: s] ");
 });
 
+/** out is the output of a call whose result a server wrote as raw (P11–P13). */
+function out(raw: string, contextWindow = 0): string {
+  const v = parseOrdered(raw);
+  assert.notEqual(v, undefined, raw);
+  return callOutput(readResult(v!), contextWindow);
+}
+
+/** fails is why a result written as raw cannot be read (P11.6). */
+function fails(raw: string): string {
+  try {
+    readResult(parseOrdered(raw)!);
+  } catch (e) {
+    if (e instanceof ResultError) return e.message;
+    throw e;
+  }
+  return assert.fail(`${raw} was read`);
+}
+
 test("P11–P13: flattening", () => {
   assert.equal(
-    flatten({ content: [{ type: "text", text: " a " }, { type: "image", mimeType: "image/png", data: "x" }, { type: "audio", mimeType: "audio/wav" }] }),
+    out('{"content":[{"type":"text","text":" a "},{"type":"image","mimeType":"image/png","data":"aGk="},{"type":"audio","mimeType":"audio/wav"}]}'),
     "a \n[image image/png]\n[audio audio/wav]",
   );
+  assert.equal(out('{"content":[{"name":"n","uri":"u","type":"resource_link","_meta":{},"size":0}]}'), '{"type":"resource_link","uri":"u","name":"n","size":0}');
+  assert.equal(out('{"content":[],"structuredContent":{"b":1,"a":[1,"<"]}}'), '{\n  "a": [\n    1,\n    "\\u003c"\n  ],\n  "b": 1\n}');
+  assert.equal(out('{"content":[]}'), "[ok] (aucune sortie)");
+  assert.equal(out('{"content":[],"isError":true}'), "[l'outil a renvoyé une erreur]\n");
+});
+
+test("P11.4: a field missing or null is empty", () => {
+  assert.equal(out('{"content":[{"type":"image","data":"aGk="}]}'), "[image ]");
+  assert.equal(out('{"content":[{"type":"audio","data":"aGk=","mimeType":null}]}'), "[audio ]");
+  assert.equal(out('{"content":[{"type":"text"},{"type":"text","text":"b"}]}'), "b");
+  assert.equal(out('{"content":[{"type":"text","text":null}]}'), "[ok] (aucune sortie)");
+  assert.equal(out('{"content":[{"type":"resource_link","name":"n","x":1}]}'), '{"type":"resource_link","name":"n"}');
+  assert.equal(out('{"content":[{"type":"resource"}]}'), '{"type":"resource"}');
+  // unknown members, annotations null, names in another case (another member)
+  assert.equal(out('{"content":[{"type":"text","text":"a","annotations":null,"extra":{"z":1},"Text":5,"TYPE":[],"__proto__":5}]}'), "a");
+  // a member given twice: the later one, decoded into the value there as Go
+  // does: null leaves a string, empties an object; objects merge; a list's
+  // elements are decoded into those of the same index
+  assert.equal(out('{"content":[{"type":"text","text":"a","text":null}]}'), "a");
+  assert.equal(out('{"content":[{"type":"text","text":"a","text":"b"}]}'), "b");
+  assert.equal(out('{"content":[{"type":"resource_link","annotations":{"priority":1},"annotations":null}]}'), '{"type":"resource_link"}');
+  assert.equal(out('{"content":[{"type":"resource_link","_meta":{"a":1},"_meta":{"b":2}}]}'), '{"type":"resource_link","_meta":{"a":1,"b":2}}');
+  assert.equal(out('{"content":[{"type":"resource","resource":{"uri":"a"},"resource":{"text":"b"}}]}'), '{"type":"resource","resource":{"uri":"a","text":"b"}}');
+  assert.equal(out('{"content":[{"type":"text","text":"a"}],"content":[{"type":"text"}]}'), "a");
+  assert.equal(out('{"content":[{"type":"text","text":"a"}],"content":null}'), "[ok] (aucune sortie)");
+  // what Go reads besides: -0 as a size, null icons and list elements, bytes as a list of integers
   assert.equal(
-    flatten({ content: [{ name: "n", uri: "u", type: "resource_link", _meta: {}, size: 0 }] }),
-    '{"type":"resource_link","uri":"u","name":"n","size":0}',
+    out('{"content":[{"type":"resource_link","size":-0,"icons":[{"mimeType":"m","src":"s","x":1},null],"annotations":{"audience":["a",null]}}]}'),
+    '{"type":"resource_link","size":0,"annotations":{"audience":["a",""]},"icons":[{"src":"s","mimeType":"m"},{"src":""}]}',
   );
-  assert.equal(flatten({ content: [], structuredContent: { b: 1, a: [1, "<"] } }), '{\n  "a": [\n    1,\n    "\\u003c"\n  ],\n  "b": 1\n}');
-  assert.equal(callOutput({ content: [] }, 0), "[ok] (aucune sortie)");
-  assert.equal(callOutput({ content: [], isError: true }, 0), "[l'outil a renvoyé une erreur]\n");
+  assert.equal(out('{"content":[{"type":"image","mimeType":"m","data":[104,105]}]}'), "[image m]");
+  assert.equal(out('{"content":[{"type":"text","text":"a\\ud800"}]}'), "a\ufffd");
+});
+
+test("P11.5: absent results, structured content of any type", () => {
+  for (const raw of ["null", "{}", '{"content":null}', '{"content":[],"structuredContent":null}', '{"isError":null,"_meta":null}']) {
+    assert.equal(out(raw), "[ok] (aucune sortie)", raw);
+  }
+  assert.equal(out('{"structuredContent":{"b":1,"a":[]}}'), '{\n  "a": [],\n  "b": 1\n}');
+  assert.equal(out('{"content":[],"structuredContent":5}'), "5");
+  assert.equal(out('{"content":[],"structuredContent":"x<y"}'), '"x\\u003cy"');
+  assert.equal(out('{"content":[],"structuredContent":[1,"a",{}]}'), '[\n  1,\n  "a",\n  {}\n]');
+  assert.equal(out('{"content":[],"structuredContent":false}'), "false");
+  assert.equal(out('{"content":[],"structuredContent":{"a":1},"structuredContent":null}'), "[ok] (aucune sortie)");
+  assert.equal(out('{"content":[{"type":"text","text":"boom"}],"isError":null}'), "boom");
+  assert.equal(out('{"content":[{"type":"text","text":"x"}],"isError":true,"isError":null}'), "[l'outil a renvoyé une erreur]\nx");
+});
+
+test("P11.6: what the go-sdk cannot read fails the result", () => {
+  assert.equal(fails('{"content":[{"type":"text","text":"a"},{"type":"video","uri":"x"}]}'), 'unrecognized content type "video"');
+  assert.equal(fails('{"content":[{"text":"a"}]}'), 'unrecognized content type ""');
+  assert.equal(fails('{"content":[{"type":null}]}'), 'unrecognized content type ""');
+  assert.equal(fails('{"content":[{"type":"TEXT"}]}'), 'unrecognized content type "TEXT"');
+  assert.equal(fails('{"content":[{"type":"text","text":"a"},null]}'), "nil content");
+  assert.equal(fails('{"content":[{"type":"tool_result","content":[{"type":"tool_use"}]}]}'), 'tool_result nested content: invalid content type "tool_use"');
+  assert.equal(fails('{"content":[{"type":"tool_result","content":[null]}]}'), "tool_result nested content: nil content");
+  assert.equal(fails('{"content":[{"type":"image","data":"%%%","mimeType":"image/png"}]}'), "illegal base64 data at input byte 0");
+  assert.equal(fails('{"content":[{"type":"image","data":"aGk","mimeType":"m"}]}'), "illegal base64 data at input byte 0");
+  assert.equal(fails('{"content":[{"type":"text","text":"a","content":[{"type":"image","data":"aGk"}]}]}'), "illegal base64 data at input byte 0");
+  assert.equal(fails('{"content":[{"type":"resource_link","size":1e3}]}'), "json: cannot unmarshal number 1e3 into content.0.size of type int64");
+  // every member of the table has its JSON type, whatever the block's type
+  for (const raw of [
+    '{"content":[{"type":"text","text":5}]}',
+    '{"content":[{"type":"text","text":"a","text":5,"text":"b"}]}',
+    '{"content":[{"type":"text","text":"a"}],"isError":"true"}',
+    '{"content":{"type":"text","text":"a"}}',
+    '{"content":[5]}',
+    '{"content":[{"type":"text","text":"a","size":"1"}]}',
+    '{"content":[{"type":"resource_link","size":1.0}]}',
+    '{"content":[{"type":"resource_link","size":9223372036854775808}]}',
+    '{"content":[{"type":"image","data":[256]}]}',
+    '{"content":[{"type":"image","data":[-0]}]}',
+    '{"content":[{"type":"text","annotations":{"priority":"x"}}]}',
+    '{"content":[{"type":"text","annotations":{"priority":1e400}}]}',
+    '{"content":[{"type":"text","annotations":{"audience":"user"}}]}',
+    '{"content":[{"type":"resource_link","icons":[5]}]}',
+    '{"content":[{"type":"resource_link","icons":[{"sizes":"x"}]}]}',
+    '{"content":[{"type":"text","input":[]}]}',
+    '{"content":[{"type":"resource","resource":{"uri":5}}]}',
+    '{"content":[{"type":"resource","resource":[]}]}',
+    '{"content":[{"type":"text","text":"a","content":{}}]}',
+    '{"content":[],"_meta":"x"}',
+    '{"content":[],"structuredContent":{"a":1e400}}',
+    "[]",
+    '"x"',
+    "5",
+    "true",
+  ]) {
+    assert.match(fails(raw), /^json: cannot unmarshal /, raw);
+  }
+  // read: only a tool_result's own blocks are blocks the pool shows
+  assert.equal(out('{"content":[{"type":"text","text":"a","content":[{"type":"video"},null]}]}'), "a");
+  assert.equal(out('{"content":[{"type":"resource_link","size":9223372036854775807}]}'), '{"type":"resource_link","size":9223372036854775807}');
+});
+
+test("P11.6: base64 as Go's standard encoding decodes it", () => {
+  const text = (s: string) => Buffer.from(base64Decode(s)).toString("latin1");
+  assert.equal(text(""), "");
+  assert.equal(text("aGk="), "hi");
+  assert.equal(text("aG\r\nk="), "hi");
+  assert.equal(text("YQ=\n="), "a");
+  assert.equal(text("YR=="), "a"); // bits past the last byte are ignored
+  assert.equal(text("\r"), "");
+  for (const [s, at] of [["aGk", 0], ["YQ=", 3], ["Y Q==", 1], ["aGk=aGk=", 4], ["YWJjZA=x", 6], ["=", 0], ["YQ==\n=", 5], ["YW\u00e9", 2], ["aGk-", 3], ["aGk_", 3]] as const) {
+    assert.throws(() => base64Decode(s), { message: `illegal base64 data at input byte ${at}` }, s);
+  }
 });
 
 test("P12: the cap counts runes", () => {
@@ -104,14 +223,35 @@ test("JSON forms", () => {
   assert.equal(marshal("\ud800x"), '"\ufffdx"');
   assert.equal(marshalIndent({}), "{}");
   assert.equal(
-    blockJSON({ annotations: { priority: 1, audience: ["user"] }, type: "resource", resource: { text: "t", uri: "u", extra: 1 } }),
+    out('{"content":[{"annotations":{"priority":1,"audience":["user"]},"type":"resource","resource":{"text":"t","uri":"u","extra":1}}]}'),
     '{"type":"resource","resource":{"uri":"u","text":"t"},"annotations":{"audience":["user"],"priority":1}}',
   );
   assert.equal(
-    blockJSON({ type: "resource_link", uri: "u", annotations: { priority: 0, x: true, lastModified: "" } }),
+    out('{"content":[{"type":"resource_link","uri":"u","annotations":{"priority":0,"x":true,"lastModified":""}}]}'),
     '{"type":"resource_link","uri":"u","annotations":{}}',
   );
-  assert.equal(blockJSON({ type: "resource_link", uri: "u", annotations: null }), '{"type":"resource_link","uri":"u"}');
+  assert.equal(out('{"content":[{"type":"resource_link","uri":"u","annotations":null}]}'), '{"type":"resource_link","uri":"u"}');
+});
+
+test("J1.4: tool_use and tool_result blocks, resources", () => {
+  assert.equal(
+    out('{"content":[{"type":"tool_use","name":"n","id":"i","input":{"b":1,"a":2},"x":1,"_meta":{"z":1}}]}'),
+    '{"type":"tool_use","id":"i","name":"n","input":{"a":2,"b":1},"_meta":{"z":1}}',
+  );
+  assert.equal(out('{"content":[{"type":"tool_use","input":null,"annotations":{"priority":1}}]}'), '{"type":"tool_use","id":"","name":"","input":{}}');
+  assert.equal(
+    out('{"content":[{"type":"tool_result","_meta":{"m":1},"toolUseId":"i","isError":true,"content":[{"type":"image","data":"aGk=","mimeType":"x"}],"structuredContent":{"b":1}}]}'),
+    '{"type":"tool_result","toolUseId":"i","content":[{"type":"image","mimeType":"x","data":"aGk="}],"structuredContent":{"b":1},"isError":true,"_meta":{"m":1}}',
+  );
+  assert.equal(out('{"content":[{"type":"tool_result"}]}'), '{"type":"tool_result","toolUseId":"","content":[]}');
+  assert.equal(
+    out('{"content":[{"type":"tool_result","content":[{"type":"text","annotations":{},"_meta":{}},{"type":"resource","resource":{}}],"structuredContent":""}]}'),
+    '{"type":"tool_result","toolUseId":"","content":[{"type":"text","annotations":{}},{"type":"resource","resource":{"uri":""}}],"structuredContent":""}',
+  );
+  // bytes are written again in the standard encoding
+  assert.equal(out('{"content":[{"type":"resource","resource":{"blob":"aG\\nk="}}]}'), '{"type":"resource","resource":{"uri":"","blob":"aGk="}}');
+  assert.equal(out('{"content":[{"type":"resource","resource":{"blob":""}}]}'), '{"type":"resource","resource":{"uri":"","blob":""}}');
+  assert.equal(out('{"content":[{"type":"tool_result","content":[{"type":"audio","data":[104,105]}]}]}'), '{"type":"tool_result","toolUseId":"","content":[{"type":"audio","data":"aGk="}]}');
 });
 
 test("C2, C3: transport and validation", () => {

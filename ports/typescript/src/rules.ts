@@ -2,7 +2,8 @@
 // (P8), unknown tools (P9), flattened results (P11–P13), the prompt line
 // (P14) and the call label (P15).
 
-import { blockJSON, marshal, marshalIndent } from "./gojson.js";
+import { marshal, marshalIndent } from "./gojson.js";
+import { CallResult, blockJSON } from "./results.js";
 import { compareUTF8, cutRunes, trimSpace } from "./text.js";
 
 /** sanitize is P7: runs outside [a-zA-Z0-9_-] become one "_", then "_" is trimmed from both ends. */
@@ -86,20 +87,19 @@ const CUT_MARK = "\n…[tronqué]";
 /**
  * flatten is P11: text blocks give their text, image and audio blocks a
  * mark, any other block its JSON; joined by "\n" and trimmed; an empty text
- * with structured content gives that content as indented JSON.
+ * with structured content gives that content as indented JSON. The result
+ * is read first (src/results.ts): a field missing or null is empty (P11.4),
+ * structured content of any type is written as it is (P11.5).
  */
-export function flatten(result: Record<string, unknown>): string {
-  const content = Array.isArray(result.content) ? result.content : [];
-  const parts = content.map((b: unknown) => {
-    if (b === null || typeof b !== "object" || Array.isArray(b)) return marshal(b);
-    const block = b as Record<string, unknown>;
+export function flatten(result: CallResult): string {
+  const parts = result.content.map((block) => {
     switch (block.type) {
       case "text":
-        return typeof block.text === "string" ? block.text : "";
+        return block.text;
       case "image":
-        return `[image ${str(block.mimeType)}]`;
+        return `[image ${block.mimeType}]`;
       case "audio":
-        return `[audio ${str(block.mimeType)}]`;
+        return `[audio ${block.mimeType}]`;
       default:
         return blockJSON(block);
     }
@@ -112,10 +112,6 @@ export function flatten(result: Record<string, unknown>): string {
   return text;
 }
 
-function str(v: unknown): string {
-  return typeof v === "string" ? v : "";
-}
-
 /** cap is P12: at most max(contextWindow, 12000) runes, then the cut mark. */
 export function cap(output: string, contextWindow: number): string {
   const { text, cut } = cutRunes(output, Math.max(contextWindow, MIN_CAP));
@@ -123,7 +119,7 @@ export function cap(output: string, contextWindow: number): string {
 }
 
 /** callOutput is P11–P13: the output of a call's result. */
-export function callOutput(result: Record<string, unknown>, contextWindow: number): string {
+export function callOutput(result: CallResult, contextWindow: number): string {
   const out = cap(flatten(result), contextWindow);
   if (result.isError === true) return "[l'outil a renvoyé une erreur]\n" + out;
   if (out === "") return "[ok] (aucune sortie)";

@@ -1,7 +1,9 @@
 // The stdio transport of a session (P2, P6, docs/rules.md): the server is
 // started with its command and args (no shell), in its own process group,
 // with the service's environment plus the configured env; messages are
-// JSON lines (the SDK's ReadBuffer and serializeMessage).
+// JSON lines (read as the SDK's ReadBuffer reads them, written by its
+// serializeMessage). An answer to a tools/call carries its result as the
+// server wrote it (src/rawresult.ts).
 //
 // The SDK's StdioClientTransport is not used: it cannot start the server
 // in its own process group (no `detached` option), it signals only the
@@ -10,11 +12,12 @@
 
 import { ChildProcess, spawn } from "node:child_process";
 
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 import { lookPath, notFoundText } from "./lookpath.js";
+import { markResponses, requestKey } from "./rawresult.js";
 import { trace } from "./trace.js";
 
 // Every stdio server group started and not known to be over: whatever
@@ -38,6 +41,29 @@ process.on("exit", killAllGroups);
 /** StartError: the server could not be started; its text is shown as is. */
 export class StartError extends Error {}
 
+/** Lines splits the server's output into lines, as the SDK's ReadBuffer does. */
+class Lines {
+  private buffer?: Buffer;
+
+  append(chunk: Buffer): void {
+    const size = (this.buffer?.length ?? 0) + chunk.length;
+    if (size > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+      this.buffer = undefined;
+      throw new Error(`ReadBuffer exceeded maximum size of ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`);
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+  }
+
+  /** next is the next whole line (without its "\n" or "\r\n"), null when none is. */
+  next(): string | null {
+    const index = this.buffer?.indexOf("\n") ?? -1;
+    if (index === -1) return null;
+    const line = this.buffer!.toString("utf8", 0, index).replace(/\r$/, "");
+    this.buffer = this.buffer!.subarray(index + 1);
+    return line;
+  }
+}
+
 export interface StdioParams {
   command: string;
   args: string[];
@@ -50,7 +76,8 @@ export class GroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child?: ChildProcess;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines = new Lines();
+  private readonly calls = new Set<string>(); // tools/call requests sent, not answered
   private closed = false; // the SDK was told (stdout and the process ended)
   private readonly exit: Promise<void>; // the process ended
   private markExited!: () => void;
@@ -106,16 +133,20 @@ export class GroupStdioTransport implements Transport {
       child.stdin?.on("error", (err) => this.onerror?.(err));
       child.stdout?.on("error", (err) => this.onerror?.(err));
       child.stdout?.on("data", (chunk: Buffer) => {
-        this.buffer.append(chunk);
-        for (;;) {
-          let msg: JSONRPCMessage | null;
+        try {
+          this.lines.append(chunk);
+        } catch (err) {
+          this.onerror?.(err as Error);
+          return;
+        }
+        for (let line = this.lines.next(); line !== null; line = this.lines.next()) {
+          let msg: JSONRPCMessage;
           try {
-            msg = this.buffer.readMessage();
+            msg = deserializeMessage(this.mark(line));
           } catch (err) {
             this.onerror?.(err as Error); // a line that is not a JSON-RPC message
             continue;
           }
-          if (msg === null) break;
           this.onmessage?.(msg);
         }
       });
@@ -128,7 +159,21 @@ export class GroupStdioTransport implements Transport {
     this.onclose?.();
   }
 
+  /** mark gives an answer to a tools/call its result's text (src/rawresult.ts). */
+  private mark(line: string): string {
+    if (this.calls.size === 0) return line;
+    const answered: string[] = [];
+    const marked = markResponses(line, (key) => this.calls.has(key) && answered.push(key) > 0);
+    for (const key of answered) this.calls.delete(key);
+    return marked ?? line;
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
+    if ("method" in message && message.method === "tools/call" && "id" in message) {
+      this.calls.add(requestKey(message.id));
+    } else if ("method" in message && message.method === "notifications/cancelled") {
+      this.calls.delete(requestKey((message.params as { requestId?: unknown } | undefined)?.requestId));
+    }
     const stdin = this.child?.stdin;
     if (!stdin || this.closed || stdin.destroyed || stdin.writableEnded) {
       return Promise.reject(new Error("Not connected"));
