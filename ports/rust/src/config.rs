@@ -172,7 +172,7 @@ fn decode_fields(fields: Vec<(&str, &Value)>) -> Result<Server, ()> {
 }
 
 /// A JSON object's members in order, a name given twice kept twice.
-struct Members<V>(Vec<(String, V)>);
+pub struct Members<V>(pub Vec<(String, V)>);
 
 impl<'de, V: Deserialize<'de>> Deserialize<'de> for Members<V> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

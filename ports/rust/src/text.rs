@@ -3,6 +3,7 @@
 //! (P14) and the call label (P15).
 
 use crate::gojson;
+use crate::mcp::result::{base64_encode, Annotations, Block, CallResult, Icon, Resource};
 use crate::mutant;
 use serde_json::{Map, Value};
 
@@ -45,18 +46,13 @@ pub fn exposed(server: &str, tool: &str) -> String {
 }
 
 /// P11: the content blocks of a result as one string.
-pub fn flatten(result: &Value) -> String {
-    let mut parts = Vec::new();
-    if let Some(blocks) = result.get("content").and_then(Value::as_array) {
-        for b in blocks {
-            parts.push(block_text(b));
-        }
-    }
+pub fn flatten(result: &CallResult) -> String {
+    let parts: Vec<String> = result.content.iter().map(block_text).collect();
     let sep = if mutant::on("RS-P11.2-join-space") { " " } else { "\n" };
     let joined = parts.join(sep);
     let s = if mutant::on("RS-P11.2-no-trim") { joined.as_str() } else { trim(&joined) };
-    match result.get("structuredContent") {
-        Some(sc) if s.is_empty() && !sc.is_null() => {
+    match &result.structured {
+        Some(sc) if s.is_empty() => {
             if mutant::on("RS-P11.3-compact") {
                 gojson::compact(sc)
             } else {
@@ -67,92 +63,170 @@ pub fn flatten(result: &Value) -> String {
     }
 }
 
-fn block_text(b: &Value) -> String {
-    let field = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("");
-    match field("type") {
-        "text" => field("text").to_string(),
-        "image" if !mutant::on("RS-P11.1-image-json") => format!("[image {}]", field("mimeType")),
+fn block_text(b: &Block) -> String {
+    let w = &b.wire;
+    match w.typ.as_str() {
+        "text" => w.text.clone(),
+        "image" if !mutant::on("RS-P11.1-image-json") => format!("[image {}]", w.mime_type),
         "audio" => {
             let kind = if mutant::on("RS-P11.1-audio-as-image") { "image" } else { "audio" };
-            format!("[{} {}]", kind, field("mimeType"))
+            format!("[{} {}]", kind, w.mime_type)
         }
         _ => block_json(b),
     }
 }
 
-/// J1.4: a content block in the go-sdk's field order, the fields of its
-/// type only, empty fields omitted.
-pub fn block_json(b: &Value) -> String {
-    const ORDER: [&str; 13] = ["type", "text", "mimeType", "data", "resource", "uri", "name", "title",
-        "description", "size", "_meta", "annotations", "icons"];
-    const RESOURCE: [&str; 5] = ["uri", "mimeType", "text", "blob", "_meta"];
-    // The fields a block of its type has (the go-sdk drops the others).
-    let own: &[&str] = match b.get("type").and_then(Value::as_str) {
-        Some("resource_link") => &["type", "mimeType", "uri", "name", "title", "description", "size", "_meta",
-            "annotations", "icons"],
-        Some("resource") => &["type", "resource", "_meta", "annotations"],
-        _ => &ORDER,
+/// The go-sdk's wireContent fields, in its order.
+const WIRE_ORDER: [&str; 19] = ["type", "text", "mimeType", "data", "resource", "uri", "name", "title", "description",
+    "size", "_meta", "annotations", "icons", "id", "input", "toolUseId", "content", "structuredContent", "isError"];
+
+/// J1.4: a content block as the go-sdk writes it: the fields of its type
+/// only, in its order, empty ones omitted but those a type always writes
+/// (a tool_use's `id`, `name`, `input`; a tool_result's `toolUseId`,
+/// `content`). A tool_result's blocks, and text, image and audio blocks
+/// written as JSON, take the form they have once read back into the
+/// wire struct (its empty fields omitted).
+pub fn block_json(b: &Block) -> String {
+    let w = &b.wire;
+    let (own, always): (&[&str], &[&str]) = match w.typ.as_str() {
+        "text" => (&["type", "text", "_meta", "annotations"], &[]),
+        "image" | "audio" => (&["type", "mimeType", "data", "_meta", "annotations"], &[]),
+        "resource_link" => (&["type", "mimeType", "uri", "name", "title", "description", "size", "_meta", "annotations", "icons"], &[]),
+        "resource" => (&["type", "resource", "_meta", "annotations"], &[]),
+        "tool_use" => (&["type", "id", "name", "input", "_meta"], &["id", "name", "input"]),
+        "tool_result" => (&["type", "toolUseId", "content", "structuredContent", "isError", "_meta"], &["toolUseId", "content"]),
+        _ => (&WIRE_ORDER, &[]),
     };
-    let mut keys: Vec<&str> = ORDER.iter().copied().filter(|k| own.contains(k)).collect();
+    let always: &[&str] = if mutant::on("RS-J1.4-tool-empty-omitted") { &[] } else { always };
+    let mut keys = own.to_vec();
     if mutant::on("RS-J1.4-sorted-fields") {
         keys.sort();
     }
-    ordered(b, &keys, Some(("resource", &RESOURCE)))
-}
-
-/// The fields of v in order, empty ones omitted; the field named by
-/// nested, an object, in its own order.
-fn ordered(v: &Value, order: &[&str], nested: Option<(&str, &[&str])>) -> String {
     let mut out = String::from("{");
-    let mut first = true;
-    for &k in order {
-        let Some(f) = v.get(k) else { continue };
-        let annotations = k == "annotations" && f.is_object();
-        if is_empty(f) && !annotations {
-            continue;
-        }
-        if !first {
+    for k in keys {
+        let v = match field_json(b, k) {
+            Some(v) => v,
+            None if always.contains(&k) => match k {
+                "input" => "{}".to_string(),
+                "content" => "[]".to_string(),
+                _ => "\"\"".to_string(),
+            },
+            None => continue,
+        };
+        if out.len() > 1 {
             out.push(',');
         }
-        first = false;
         gojson::write_string(&mut out, k);
         out.push(':');
-        match nested {
-            _ if annotations => out.push_str(&annotations_json(f)),
-            Some((name, inner)) if name == k => out.push_str(&ordered(f, inner, None)),
-            _ => gojson::write_value(&mut out, f, None, 0),
-        }
+        out.push_str(&v);
     }
     out.push('}');
     out
 }
 
-/// J1.4: annotations as the go-sdk reads them: its three keys in order,
-/// each omitted when empty (a priority of 0 too), `{}` when none is left.
-fn annotations_json(v: &Value) -> String {
-    const KEYS: [&str; 3] = ["audience", "lastModified", "priority"];
-    let mut kept = serde_json::Map::new();
-    for k in KEYS {
-        match v.get(k) {
-            Some(f) if !is_empty(f) && f.as_f64() != Some(0.0) => {
-                kept.insert(k.to_string(), f.clone());
-            }
-            _ => {}
-        }
+fn str_json(s: &str) -> Option<String> {
+    if s.is_empty() {
+        return None;
     }
     let mut out = String::new();
-    gojson::write_value(&mut out, &Value::Object(kept), None, 0);
-    out
+    gojson::write_string(&mut out, s);
+    Some(out)
 }
 
-fn is_empty(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(m) => m.is_empty(),
-        _ => false,
+fn map_json(m: &Option<Map<String, Value>>) -> Option<String> {
+    m.as_ref().filter(|m| !m.is_empty()).map(|m| gojson::compact(&Value::Object(m.clone())))
+}
+
+/// One field's JSON, None when empty.
+fn field_json(b: &Block, k: &str) -> Option<String> {
+    let w = &b.wire;
+    match k {
+        "type" => str_json(&w.typ),
+        "text" => str_json(&w.text),
+        "mimeType" => str_json(&w.mime_type),
+        "data" => Some(w.data.items()).filter(|d| !d.is_empty()).map(|d| format!("\"{}\"", base64_encode(d))),
+        "resource" => w.resource.as_deref().map(resource_json),
+        "uri" => str_json(&w.uri),
+        "name" => str_json(&w.name),
+        "title" => str_json(&w.title),
+        "description" => str_json(&w.description),
+        "size" => w.size.map(|n| n.to_string()),
+        "_meta" => map_json(&w.meta),
+        "annotations" => w.annotations.as_deref().map(annotations_json),
+        "icons" => Some(w.icons.items()).filter(|i| !i.is_empty()).map(icons_json),
+        "id" => str_json(&w.id),
+        "input" => map_json(&w.input),
+        "toolUseId" => str_json(&w.tool_use_id),
+        "content" => Some(&b.nested)
+            .filter(|n| !n.is_empty())
+            .map(|n| format!("[{}]", n.iter().map(block_json).collect::<Vec<_>>().join(","))),
+        "structuredContent" => w.structured.as_ref().map(gojson::compact),
+        "isError" => w.is_error.then(|| "true".to_string()),
+        _ => None,
     }
+}
+
+/// An embedded resource: `uri` always, `blob` whenever one was read
+/// (even empty), the others omitted when empty.
+fn resource_json(r: &Resource) -> String {
+    let mut fields = vec![("uri", str_json(&r.uri).unwrap_or_else(|| "\"\"".to_string()))];
+    fields.extend(str_json(&r.mime_type).map(|v| ("mimeType", v)));
+    fields.extend(str_json(&r.text).map(|v| ("text", v)));
+    if !r.blob.nil {
+        fields.push(("blob", format!("\"{}\"", base64_encode(r.blob.items()))));
+    }
+    fields.extend(map_json(&r.meta).map(|v| ("_meta", v)));
+    object(&fields)
+}
+
+/// J1.4: annotations as the go-sdk holds them: its three keys in order,
+/// each omitted when empty (a priority of 0 too), `{}` when none is left.
+fn annotations_json(a: &Annotations) -> String {
+    let mut fields = Vec::new();
+    if !a.audience.items().is_empty() {
+        fields.push(("audience", strings_json(a.audience.items())));
+    }
+    fields.extend(str_json(&a.last_modified).map(|v| ("lastModified", v)));
+    if a.priority != 0.0 {
+        fields.push(("priority", gojson::float(a.priority)));
+    }
+    object(&fields)
+}
+
+/// Icons as the go-sdk writes them: `src` always.
+fn icons_json(icons: &[Icon]) -> String {
+    let each: Vec<String> = icons
+        .iter()
+        .map(|i| {
+            let mut fields = vec![("src", str_json(&i.src).unwrap_or_else(|| "\"\"".to_string()))];
+            fields.extend(str_json(&i.mime_type).map(|v| ("mimeType", v)));
+            if !i.sizes.items().is_empty() {
+                fields.push(("sizes", strings_json(i.sizes.items())));
+            }
+            fields.extend(str_json(&i.theme).map(|v| ("theme", v)));
+            object(&fields)
+        })
+        .collect();
+    format!("[{}]", each.join(","))
+}
+
+fn strings_json(items: &[String]) -> String {
+    gojson::compact(&Value::Array(items.iter().cloned().map(Value::String).collect()))
+}
+
+/// An object of JSON texts, in the order given.
+fn object(fields: &[(&str, String)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        gojson::write_string(&mut out, k);
+        out.push(':');
+        out.push_str(v);
+    }
+    out.push('}');
+    out
 }
 
 /// P12: the output cut at max(contextWindow, 12000) runes.
@@ -174,10 +248,9 @@ pub fn cap(s: String, context_window: i64) -> String {
 }
 
 /// P11–P13: the output of a call's result.
-pub fn output(result: &Value, context_window: i64) -> String {
+pub fn output(result: &CallResult, context_window: i64) -> String {
     let text = cap(flatten(result), context_window);
-    let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    if is_error && !mutant::on("RS-P13.1-error-ignored") {
+    if result.is_error && !mutant::on("RS-P13.1-error-ignored") {
         return format!("[l'outil a renvoyé une erreur]\n{}", text);
     }
     if text.is_empty() && !mutant::on("RS-P13.2-empty-kept") {
@@ -245,15 +318,50 @@ mod tests {
         assert_eq!(trim("\u{85} a\u{feff}"), "a\u{feff}");
     }
 
+    fn out(raw: &str) -> String {
+        output(&crate::mcp::result::read(raw).unwrap(), 0)
+    }
+
     #[test]
     fn outputs() {
-        let r = json!({"content":[{"type":"text","text":" a "},{"type":"image","mimeType":"image/png"}]});
-        assert_eq!(output(&r, 0), "a \n[image image/png]");
-        assert_eq!(output(&json!({"content":[]}), 0), "[ok] (aucune sortie)");
-        assert_eq!(output(&json!({"content":[],"isError":true}), 0), "[l'outil a renvoyé une erreur]\n");
+        assert_eq!(out(r#"{"content":[{"type":"text","text":" a "},{"type":"image","mimeType":"image/png"}]}"#), "a \n[image image/png]");
+        assert_eq!(out(r#"{"content":[]}"#), "[ok] (aucune sortie)");
+        assert_eq!(out(r#"{"content":[],"isError":true}"#), "[l'outil a renvoyé une erreur]\n");
+        assert_eq!(out("null"), "[ok] (aucune sortie)");
+        assert_eq!(out(r#"{"content":[],"structuredContent":"x<y"}"#), "\"x\\u003cy\"");
+        assert_eq!(out(r#"{"content":[],"structuredContent":[1,"a",{}]}"#), "[\n  1,\n  \"a\",\n  {}\n]");
         let long = "é".repeat(12001);
         assert_eq!(cap(long.clone(), 12001), long);
         assert!(cap(long, 0).ends_with("é\n…[tronqué]"));
+    }
+
+    #[test]
+    fn blocks_as_the_go_sdk_writes_them() {
+        let cases = [
+            (r#"{"content":[{"type":"resource_link","name":"n","x":1}]}"#, r#"{"type":"resource_link","name":"n"}"#),
+            (r#"{"content":[{"type":"resource","resource":{}}]}"#, r#"{"type":"resource","resource":{"uri":""}}"#),
+            (
+                r#"{"content":[{"type":"resource","resource":{"uri":"u","blob":"","text":"t","x":1},"annotations":{"priority":0,"x":1}}]}"#,
+                r#"{"type":"resource","resource":{"uri":"u","text":"t","blob":""},"annotations":{}}"#,
+            ),
+            (
+                r#"{"content":[{"type":"resource_link","size":0,"icons":[{"sizes":["1"],"x":1}],"text":"dropped"}]}"#,
+                r#"{"type":"resource_link","size":0,"icons":[{"src":"","sizes":["1"]}]}"#,
+            ),
+            (
+                r#"{"content":[{"type":"tool_use","name":"n","id":"i","input":{"b":1,"a":2},"x":1,"_meta":{"z":1}}]}"#,
+                r#"{"type":"tool_use","id":"i","name":"n","input":{"a":2,"b":1},"_meta":{"z":1}}"#,
+            ),
+            (r#"{"content":[{"type":"tool_use","input":null,"annotations":{"priority":1}}]}"#, r#"{"type":"tool_use","id":"","name":"","input":{}}"#),
+            (
+                r#"{"content":[{"type":"tool_result","_meta":{"m":1},"toolUseId":"i","isError":true,"content":[{"type":"image","data":"aGl=","mimeType":"x"},{"type":"text"}],"structuredContent":{"b":1}}]}"#,
+                r#"{"type":"tool_result","toolUseId":"i","content":[{"type":"image","mimeType":"x","data":"aGk="},{"type":"text"}],"structuredContent":{"b":1},"isError":true,"_meta":{"m":1}}"#,
+            ),
+            (r#"{"content":[{"type":"tool_result","structuredContent":0}]}"#, r#"{"type":"tool_result","toolUseId":"","content":[],"structuredContent":0}"#),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(out(raw), want, "{}", raw);
+        }
     }
 
     #[test]
@@ -266,3 +374,4 @@ mod tests {
         assert_eq!(prompt_line(&[("b".into(), 1), ("a".into(), 2)]), "\n\nMCP servers connected (their tools are prefixed mcp__<server>__<tool>): a (2), b (1).");
     }
 }
+

@@ -1,5 +1,6 @@
 //! The errors of a request: a JSON-RPC error answer (its message, as the
-//! go-sdk words it) or a transport failure (the Rust stack's own text).
+//! go-sdk words it), a transport failure (the Rust stack's own text), or a
+//! result that cannot be read (the reader's own text, P11.6).
 
 use std::fmt;
 
@@ -11,6 +12,8 @@ pub enum McpError {
     Transport(String),
     /// The request's deadline passed.
     Timeout,
+    /// A result the go-sdk could not read (P11.6).
+    Unreadable(String),
 }
 
 /// tokio's text for a passed deadline.
@@ -19,7 +22,7 @@ pub const TIMEOUT_TEXT: &str = "deadline has elapsed";
 impl fmt::Display for McpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            McpError::Rpc(m) | McpError::Transport(m) => f.write_str(m),
+            McpError::Rpc(m) | McpError::Transport(m) | McpError::Unreadable(m) => f.write_str(m),
             McpError::Timeout => f.write_str(TIMEOUT_TEXT),
         }
     }

@@ -17,7 +17,7 @@ use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -133,7 +133,7 @@ impl HttpConn {
 
     /// Sends a request and reads its answer, answering the server's
     /// requests that come on its stream.
-    pub async fn request(self: &Arc<Self>, id: u64, method: &str, body: Vec<u8>) -> Result<Value, McpError> {
+    pub async fn request(self: &Arc<Self>, id: u64, method: &str, body: Vec<u8>) -> Result<Box<RawValue>, McpError> {
         let resp = self.send(Method::POST, body).await?;
         if method == "initialize" {
             let sid = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -148,14 +148,10 @@ impl HttpConn {
             return self.read_stream(resp.into_body(), Some(id)).await;
         }
         let bytes = read_body(resp.into_body()).await?;
-        let v: Value = serde_json::from_slice(&bytes)
+        let msgs = jsonrpc::parse_batch(&bytes)
             .map_err(|e| McpError::Transport(format!("invalid JSON answer ({}): {}", ctype, e)))?;
-        let msgs = match v {
-            Value::Array(a) => a,
-            v => vec![v],
-        };
         for m in msgs {
-            if let Some(Incoming::Response { id: got, outcome }) = jsonrpc::parse(m) {
+            if let Incoming::Response { id: got, outcome } = m {
                 if jsonrpc::id_is(&got, id) {
                     return outcome;
                 }
@@ -182,7 +178,7 @@ impl HttpConn {
 
     /// Reads an event stream: the response to `want` ends it; server
     /// requests are answered as they come.
-    async fn read_stream(self: &Arc<Self>, mut body: Body, want: Option<u64>) -> Result<Value, McpError> {
+    async fn read_stream(self: &Arc<Self>, mut body: Body, want: Option<u64>) -> Result<Box<RawValue>, McpError> {
         let mut parser = sse::Parser::default();
         loop {
             let frame = match body.frame().await {
@@ -203,9 +199,8 @@ impl HttpConn {
         Err(McpError::Transport("the event stream ended before the response".into()))
     }
 
-    fn on_event(self: &Arc<Self>, ev: sse::Event, want: Option<u64>) -> Option<Result<Value, McpError>> {
-        let v: Value = serde_json::from_str(&ev.data).ok()?;
-        match jsonrpc::parse(v)? {
+    fn on_event(self: &Arc<Self>, ev: sse::Event, want: Option<u64>) -> Option<Result<Box<RawValue>, McpError>> {
+        match jsonrpc::parse(ev.data.as_bytes())? {
             Incoming::Response { id, outcome } if want.is_some_and(|w| jsonrpc::id_is(&id, w)) => Some(outcome),
             Incoming::Request { id, method, .. } if !server_requests::silent(&method) => {
                 let me = self.clone();

@@ -5,10 +5,12 @@
 use super::error::{calling, TIMEOUT_TEXT};
 use super::http::HttpConn;
 use super::jsonrpc;
+use super::result::{self, CallResult};
 use super::stdio::StdioConn;
 use super::McpError;
 use crate::config::Server;
 use crate::mutant;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -54,12 +56,18 @@ impl Session {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
-    async fn request_id(&self, id: u64, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+    /// A request's raw result.
+    async fn request_raw(&self, id: u64, method: &str, params: Option<Value>) -> Result<Box<RawValue>, McpError> {
         let body = jsonrpc::request(id, method, params);
         match &self.conn {
             Conn::Stdio(c) => c.request(id, body).await,
             Conn::Http(c) => c.request(id, method, body).await,
         }
+    }
+
+    /// A request's result as JSON.
+    async fn request_id(&self, id: u64, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        jsonrpc::value(&*self.request_raw(id, method, params).await?)
     }
 
     async fn notify(&self, method: &str, params: Value) -> Result<(), McpError> {
@@ -117,16 +125,20 @@ impl Session {
     }
 
     /// A `tools/call` bounded by `bound`; past it the request is cancelled
-    /// (`notifications/cancelled`) and fails with tokio's timeout text.
-    pub async fn call_tool(&self, name: &str, args: Option<Value>, bound: Duration) -> Result<Value, String> {
+    /// (`notifications/cancelled`) and fails with tokio's timeout text. A
+    /// result the go-sdk could not read fails the call as an error answer
+    /// does (P11.6), with the reader's text.
+    pub async fn call_tool(&self, name: &str, args: Option<Value>, bound: Duration) -> Result<CallResult, String> {
         let _g = self.inflight.read().await;
         let mut params = json!({"name": name});
         if let Some(a) = args {
             params["arguments"] = a;
         }
         let id = self.id();
-        match tokio::time::timeout(bound, self.request_id(id, "tools/call", Some(params))).await {
-            Ok(r) => r.map_err(|e| calling("tools/call", &e)),
+        match tokio::time::timeout(bound, self.request_raw(id, "tools/call", Some(params))).await {
+            Ok(r) => r
+                .and_then(|raw| result::read(raw.get()).map_err(McpError::Unreadable))
+                .map_err(|e| calling("tools/call", &e)),
             Err(_) => {
                 if let Conn::Stdio(c) = &self.conn {
                     c.forget(id);

@@ -8,7 +8,7 @@ use super::{server_requests, McpError};
 use crate::config::Server;
 use crate::lookpath;
 use crate::mutant;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -17,7 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::{oneshot, watch};
 
-type Waiter = oneshot::Sender<Result<Value, McpError>>;
+type Waiter = oneshot::Sender<Result<Box<RawValue>, McpError>>;
 
 /// The requests waiting for their answer, and why the line ended.
 #[derive(Default)]
@@ -70,7 +70,7 @@ impl StdioConn {
     }
 
     /// Sends a request and waits for its answer.
-    pub async fn request(&self, id: u64, body: Vec<u8>) -> Result<Value, McpError> {
+    pub async fn request(&self, id: u64, body: Vec<u8>) -> Result<Box<RawValue>, McpError> {
         let (tx, rx) = oneshot::channel();
         {
             let mut p = self.pending.lock().unwrap();
@@ -165,8 +165,7 @@ async fn read_lines(out: ChildStdout, stdin: Stdin, pending: Arc<Mutex<Pending>>
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        let Ok(v) = serde_json::from_slice::<Value>(trim_line(&buf)) else { continue };
-        match jsonrpc::parse(v) {
+        match jsonrpc::parse(trim_line(&buf)) {
             Some(Incoming::Response { id, outcome }) => {
                 let w = id.as_u64().and_then(|id| pending.lock().unwrap().waiting.remove(&id));
                 if let Some(w) = w {

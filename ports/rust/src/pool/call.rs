@@ -3,6 +3,7 @@
 //! is still configured and enabled.
 
 use super::{time, Pool};
+use crate::mcp::result::CallResult;
 use crate::mutant;
 use crate::text;
 use serde_json::{Map, Value};
@@ -60,7 +61,7 @@ fn resolve(pool: &Pool, name: &str) -> Option<(String, String)> {
 
 /// One attempt on the pool's session (P10.1), bounded (P10.2). A tool
 /// error is a result, not a failure.
-async fn attempt(pool: &Pool, server: &str, tool: &str, args: Option<Value>) -> Result<Value, String> {
+async fn attempt(pool: &Pool, server: &str, tool: &str, args: Option<Value>) -> Result<CallResult, String> {
     let Some(session) = pool.session(server) else {
         return Err(format!("serveur {} non connecté", server));
     };
