@@ -30,7 +30,11 @@ func (d Drift) Drifted() bool { return len(d.Diffs) > 0 }
 func (d Drift) String() string {
 	var b strings.Builder
 	for _, x := range d.Diffs {
-		fmt.Fprintf(&b, "  %s%s\n    stored: %s\n    fresh:  %s\n", x.Path, d.callOf(x.Path), x.Want, x.Got)
+		fmt.Fprintf(&b, "  %s%s\n", x.Path, d.callOf(x.Path))
+		if x.At != "" {
+			fmt.Fprintf(&b, "    at:     %s\n", x.At)
+		}
+		fmt.Fprintf(&b, "    stored: %s\n    fresh:  %s\n", x.Want, x.Got)
 	}
 	return b.String()
 }

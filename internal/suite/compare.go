@@ -16,13 +16,21 @@ import (
 type Diff struct {
 	Path string `json:"path"`
 	// Step is the name of the step the path starts in.
-	Step     string `json:"step,omitempty"`
+	Step string `json:"step,omitempty"`
+	// At locates the first difference of two long values, when Want and Got
+	// are windows around it (see locate): "rune N, line L, column C" for two
+	// strings, counted in the decoded strings; "rune N of the JSON text"
+	// otherwise.
+	At       string `json:"at,omitempty"`
 	Want     string `json:"want"`
 	Got      string `json:"got"`
 	Accepted bool   `json:"accepted,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 	// got is the observed value itself (Got is its shortened JSON).
 	got any
+	// narrow are narrower windows of want and got, for one-line cells
+	// (set with At).
+	narrow [2]string
 }
 
 // Deviation is an accepted difference declared by a target: the scenario
@@ -73,7 +81,7 @@ func (d Diff) byName() string {
 // matches reports whether the deviation accepts diff: its path given with
 // the step's index or with its name.
 func (d Deviation) matches(scenario string, diff Diff) bool {
-	if !globMatch(d.Scenario, scenario) || !globMatch(d.Path, diff.Path) && !globMatch(d.Path, diff.byName()) {
+	if !GlobMatch(d.Scenario, scenario) || !GlobMatch(d.Path, diff.Path) && !GlobMatch(d.Path, diff.byName()) {
 		return false
 	}
 	if d.Got == "" {
@@ -95,12 +103,6 @@ func (d Deviation) matches(scenario string, diff Diff) bool {
 		s = string(raw)
 	}
 	return re.MatchString(s)
-}
-
-func globMatch(pattern, s string) bool {
-	re := "^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$"
-	ok, err := regexp.MatchString(re, s)
-	return err == nil && ok
 }
 
 // Compare returns the differences between want and got (any JSON-shaped
@@ -152,7 +154,11 @@ func (r *diffReporter) Report(rs cmp.Result) {
 	if vy.IsValid() {
 		got = vy.Interface()
 	}
-	r.diffs = append(r.diffs, Diff{Path: pathString(r.path), Want: show(vx), Got: show(vy), got: got})
+	d := Diff{Path: pathString(r.path), Want: show(vx), Got: show(vy), got: got}
+	if vx.IsValid() && vy.IsValid() {
+		locate(&d, vx.Interface(), vy.Interface())
+	}
+	r.diffs = append(r.diffs, d)
 }
 
 func pathString(p cmp.Path) string {
@@ -190,7 +196,7 @@ func show(v reflect.Value) string {
 	if err != nil {
 		return fmt.Sprint(v.Interface())
 	}
-	return Clip(string(raw), 400)
+	return Clip(string(raw), clipRunes)
 }
 
 // Clip cuts s after n runes, followed by "…", never inside a character.

@@ -48,14 +48,21 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 		cell := Cell{Verdict: r.Verdict}
 		var reasons []string
 		for _, d := range r.Diffs {
-			line := fmt.Sprintf("%s: want %s, got %s", d.Named(), d.Want, d.Got)
+			name := d.Named() + d.atLine(" (at %s)")
+			line := fmt.Sprintf("%s: want %s, got %s", name, d.Want, d.Got)
 			if d.Accepted {
-				line = fmt.Sprintf("%s: accepted (%s): want %s, got %s", d.Named(), d.Reason, d.Want, d.Got)
+				line = fmt.Sprintf("%s: accepted (%s): want %s, got %s", name, d.Reason, d.Want, d.Got)
 				if !slices.Contains(reasons, d.Reason) {
 					reasons = append(reasons, d.Reason)
 				}
 			} else if cell.Short == "" {
 				cell.Short = Clip(line, 160)
+				if d.At != "" {
+					// Narrow windows, bounded already: clipped, the line
+					// would lose got.
+					want, got := d.oneLine(160)
+					cell.Short = fmt.Sprintf("%s: want %s, got %s", name, want, got)
+				}
 			}
 			cell.Details = append(cell.Details, line)
 		}
@@ -207,7 +214,22 @@ func WriteMatrixHTML(w io.Writer, m *Matrix) error {
 		}
 		cols = append(cols, colView{Column: c, Counts: counts})
 	}
-	return matrixPage.Execute(w, map[string]any{"Rows": rows, "Columns": cols, "Scenarios": len(m.Scenarios)})
+	return matrixPage.Execute(w, map[string]any{"Rows": rows, "Columns": cols, "Scenarios": len(m.Scenarios), "Located": located(m)})
+}
+
+// located reports whether a difference of the matrix is a long value shown
+// around its first difference.
+func located(m *Matrix) bool {
+	for _, c := range m.Columns {
+		for _, r := range c.Results {
+			for _, d := range r.Diffs {
+				if d.At != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 var matrixPage = template.Must(template.New("matrix").Parse(`<!doctype html>
@@ -250,7 +272,8 @@ details pre { white-space: pre-wrap; word-break: break-word; margin: 4px 0 0; fo
 <h1>mcpparity matrix</h1>
 <p>{{.Scenarios}} scenarios against {{len .Columns}} implementations: each cell is the verdict of <code>mcpparity check</code> for that scenario.
 ✓ same observations as the reference · ≈ differs only where the implementation declared an accepted deviation · ✗ diverges.</p>
-</header>
+{{if .Located}}<p>A long value is shown around its first difference, and “at” says where: in text, the number of runes before it, then its line and column (from 1, the column in runes); in other values, the number of runes before it in their JSON.</p>
+{{end}}</header>
 <main>
 <section class="summary">
 {{range .Columns}}<div class="impl"><h2>{{.Name}}</h2><code>{{.Target}}</code>

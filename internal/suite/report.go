@@ -24,7 +24,7 @@ func WriteDetails(w io.Writer, results []Result) {
 			if d.Accepted {
 				tag = "accepted (" + d.Reason + ")"
 			}
-			fmt.Fprintf(w, "\n%s %s: %s\n  want: %s\n  got:  %s\n", r.Scenario, d.Named(), tag, d.Want, d.Got)
+			fmt.Fprintf(w, "\n%s %s: %s\n%s  want: %s\n  got:  %s\n", r.Scenario, d.Named(), tag, d.atLine("  at:   %s\n"), d.Want, d.Got)
 		}
 		if r.Verdict == verdict.Fail && r.Logs != "" {
 			fmt.Fprintf(w, "\n%s: target logs:\n%s\n", r.Scenario, indent(r.Logs))
@@ -88,12 +88,34 @@ func WriteMarkdown(w io.Writer, target string, results []Result) {
 			if d.Accepted {
 				status = "accepted: " + d.Reason
 			}
-			fmt.Fprintf(w, "- `%s` (%s)\n  - want: `%s`\n  - got: `%s`\n", mdCode(d.Named()), status, mdCode(d.Want), mdCode(d.Got))
+			fmt.Fprintf(w, "- `%s` (%s)\n%s  - want: `%s`\n  - got: `%s`\n", mdCode(d.Named()), status, d.atLine("  - at: %s\n"), mdCode(d.Want), mdCode(d.Got))
 		}
 	}
 }
 
 func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// atLine is format filled with the location of the difference, or ""
+// when the values are shown whole.
+func (d Diff) atLine(format string) string {
+	if d.At == "" {
+		return ""
+	}
+	return fmt.Sprintf(format, d.At)
+}
+
+// oneLine is the diff's want and got for a one-line cell: the narrow
+// windows of a located difference (its windows when read back from JSON),
+// else clipped to n runes.
+func (d Diff) oneLine(n int) (want, got string) {
+	switch {
+	case d.At == "":
+		return Clip(d.Want, n), Clip(d.Got, n)
+	case d.narrow[0] != "":
+		return d.narrow[0], d.narrow[1]
+	}
+	return d.Want, d.Got
+}
 
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
@@ -133,7 +155,7 @@ func WriteJUnit(w io.Writer, target string, results []Result) error {
 			if d.Accepted {
 				tag = "accepted: " + d.Reason
 			}
-			fmt.Fprintf(&b, "%s (%s)\n  want: %s\n  got:  %s\n", d.Named(), tag, d.Want, d.Got)
+			fmt.Fprintf(&b, "%s (%s)\n%s  want: %s\n  got:  %s\n", d.Named(), tag, d.atLine("  at:   %s\n"), d.Want, d.Got)
 		}
 		switch r.Verdict {
 		case verdict.Fail:
@@ -170,7 +192,8 @@ func WriteSideBySide(w io.Writer, a, b string, diffs []Diff) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  PATH\t%s\t%s\n", a, b)
 	for _, d := range diffs {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Named(), Clip(d.Want, 60), Clip(d.Got, 60))
+		want, got := d.oneLine(60)
+		fmt.Fprintf(tw, "  %s%s\t%s\t%s\n", d.Named(), d.atLine(" (at %s)"), want, got)
 	}
 	tw.Flush()
 }

@@ -31,7 +31,8 @@ func runMatrix(ctx context.Context, c *call) int {
 	fs := c.flags("[--target T]... [--target-file F]... [--suite DIR]... [--no-builtin] [flags]", `
 The implementations are ref, `+DefaultPortFile+` (when it is there) and
 `+RustPortFile+` (once built), then every --target and --target-file, in
-order; --no-defaults keeps only those.
+order; --no-defaults keeps only those. A target or file given twice is one
+column (NAME=SPEC names a column already there).
 exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not run`)
 	var targets, files listFlag
 	fs.Var(&targets, "target", "a `target` to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
@@ -79,31 +80,60 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 }
 
 // A matrixImpl is a column of the matrix: a target spec or a target file.
-type matrixImpl struct{ name, spec, file string }
+type matrixImpl struct {
+	name, spec, file string
+	named            bool // name given as NAME=SPEC
+}
+
+// key is what makes two columns the same: the spec, or the file's cleaned
+// absolute path.
+func (im matrixImpl) key() string {
+	if im.file == "" {
+		return "spec " + im.spec
+	}
+	if abs, err := filepath.Abs(im.file); err == nil {
+		return "file " + abs
+	}
+	return "file " + filepath.Clean(im.file)
+}
 
 // matrixImpls lists the columns: the defaults, then the targets, then the
-// target files.
+// target files, each once. A target or file already listed (ref given
+// again, a default port's file, the same file by another path) keeps its
+// first place; a NAME=SPEC names it when it was not named by NAME= before,
+// since the user asked for that name and a default's is only a default.
 func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 	var impls []matrixImpl
+	add := func(im matrixImpl) {
+		for i := range impls {
+			if impls[i].key() == im.key() {
+				if im.named && !impls[i].named {
+					impls[i].name, impls[i].named = im.name, true
+				}
+				return
+			}
+		}
+		impls = append(impls, im)
+	}
 	if !noDefaults {
-		impls = append(impls, matrixImpl{name: "ref", spec: "ref"})
+		add(matrixImpl{name: "ref", spec: "ref"})
 		if _, err := os.Stat(DefaultPortFile); err == nil {
-			impls = append(impls, matrixImpl{name: "typescript", file: DefaultPortFile})
+			add(matrixImpl{name: "typescript", file: DefaultPortFile})
 		}
 		if _, err := os.Stat(RustPortBinary); err == nil {
-			impls = append(impls, matrixImpl{name: "rust", file: RustPortFile})
+			add(matrixImpl{name: "rust", file: RustPortFile})
 		}
 	}
 	for _, t := range targets {
-		name, spec := implName(t)
-		impls = append(impls, matrixImpl{name: name, spec: spec})
+		name, spec, named := implName(t)
+		add(matrixImpl{name: name, spec: spec, named: named})
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
 		if name == "target" {
 			name = filepath.Base(filepath.Dir(f))
 		}
-		impls = append(impls, matrixImpl{name: name, file: f})
+		add(matrixImpl{name: name, file: f})
 	}
 	return impls
 }
@@ -140,17 +170,17 @@ func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, 
 	return m
 }
 
-// implName reads "[NAME=]SPEC"; without a name, a short one is made from
-// the spec (cmd: the command's base name).
-func implName(arg string) (name, spec string) {
+// implName reads "[NAME=]SPEC" (named: NAME= was given); without a name, a
+// short one is made from the spec (cmd: the command's base name).
+func implName(arg string) (name, spec string, named bool) {
 	if n, rest, ok := strings.Cut(arg, "="); ok && !strings.Contains(n, ":") && n != "" {
-		return n, rest
+		return n, rest, true
 	}
 	kind, rest, _ := strings.Cut(arg, ":")
 	if kind == "cmd" {
 		if argv, err := suite.SplitCommand(rest); err == nil {
-			return "cmd:" + filepath.Base(argv[0]), arg
+			return "cmd:" + filepath.Base(argv[0]), arg, false
 		}
 	}
-	return arg, arg
+	return arg, arg, false
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,56 @@ func TestMatrix(t *testing.T) {
 	out.Reset()
 	if code := dispatch(context.Background(), []string{"matrix", "--no-defaults"}, &out, &out); code != exitCannotRun {
 		t.Errorf("matrix without implementation: exit %d", code)
+	}
+}
+
+// TestMatrixOneColumnPerTarget: a target given twice, or given as well as
+// a default column, is one column.
+func TestMatrixOneColumnPerTarget(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "m.json")
+	for _, args := range [][]string{{"--target", "ref"}, {"--target", "ref", "--target", "ref"}} {
+		var out, errs bytes.Buffer
+		code := dispatch(context.Background(), append([]string{"matrix", "--run", "^03-status$", "--json", js}, args...), &out, &errs)
+		if code != exitParity {
+			t.Fatalf("%q: exit %d\n%s%s", args, code, out.String(), errs.String())
+		}
+		data, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Columns []struct{ Name, Target string }
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		refs := 0
+		for _, c := range m.Columns {
+			if c.Target == "ref" {
+				refs++
+			}
+		}
+		if refs != 1 {
+			t.Errorf("%q: %d reference columns: %+v\n%s", args, refs, m.Columns, out.String())
+		}
+	}
+
+	abs, err := filepath.Abs("x/target.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		targets, files []string
+		want           []matrixImpl
+	}{
+		{targets: []string{"ref", "ref"}, want: []matrixImpl{{name: "ref", spec: "ref"}}},
+		// A name given for a spec already there names its column.
+		{targets: []string{"ref", "mine=ref", "other=ref"}, want: []matrixImpl{{name: "mine", spec: "ref", named: true}}},
+		{files: []string{"x/target.yaml", "./x/../x/target.yaml", abs}, want: []matrixImpl{{name: "x", file: "x/target.yaml"}}},
+	} {
+		if got := matrixImpls(true, c.targets, c.files); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("matrixImpls(%q, %q) = %+v, want %+v", c.targets, c.files, got, c.want)
+		}
 	}
 }
