@@ -30,6 +30,10 @@ type SuiteScript struct {
 	Serve string `json:"serve,omitempty"`
 	// UpstreamCmd is the command line of a stdio server.
 	UpstreamCmd string `json:"upstreamCmd,omitempty"`
+	// SDKModule and SDKVersion name the server's SDK in the manifest
+	// (record's --sdk-module and --sdk-version, kept for the next times).
+	SDKModule  string `json:"sdkModule,omitempty"`
+	SDKVersion string `json:"sdkVersion,omitempty"`
 	// Calls are made after status and tools, in order.
 	Calls []Call `json:"calls"`
 }
@@ -43,8 +47,6 @@ type SuiteRecording struct {
 	Script    SuiteScript
 	// Secrets are values never to be written (tokens the server sees).
 	Secrets []string
-	// SDKModule and SDKVersion name the server's SDK in the manifest.
-	SDKModule, SDKVersion string
 }
 
 var recordingName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -130,7 +132,7 @@ func RecordSuite(ctx context.Context, r SuiteRecording, path string, harness []s
 		return err
 	}
 	src := source{url: r.Script.Upstream, command: r.expand(r.Script.UpstreamCmd, ""), name: r.Name,
-		module: r.SDKModule, version: r.SDKVersion, secrets: r.Secrets, server: r.Name, timeout: everythingStart}
+		module: r.Script.SDKModule, version: r.Script.SDKVersion, secrets: r.Secrets, server: r.Name, timeout: everythingStart}
 	if r.Script.Serve != "" {
 		url, stop, err := r.serve(ctx)
 		if err != nil {

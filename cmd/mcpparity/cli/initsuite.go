@@ -51,8 +51,8 @@ func runInitSuite(ctx context.Context, c *call) int {
 	if err != nil {
 		return c.fail(2, err)
 	}
-	r := record.SuiteRecording{Dir: dir, Name: exampleName, Script: record.SuiteScript{UpstreamCmd: record.EverythingCommand, Calls: calls},
-		SDKModule: record.EverythingModule, SDKVersion: record.EverythingVersion}
+	r := record.SuiteRecording{Dir: dir, Name: exampleName, Script: record.SuiteScript{UpstreamCmd: record.EverythingCommand, Calls: calls,
+		SDKModule: record.EverythingModule, SDKVersion: record.EverythingVersion}}
 	res, err := c.exampleRecording(ctx, r, *copyOnly)
 	if err != nil {
 		return c.fail(2, err)

@@ -67,9 +67,13 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 	return c.recordInto(ctx, recs, exe)
 }
 
+// suiteRecording is a recording of the suite, its SDK as given by the
+// flags, else as its script keeps it.
 func (c *call) suiteRecording(dir, name string, script record.SuiteScript, pf *proxyFlags) record.SuiteRecording {
-	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: pf.secrets,
-		SDKModule: *pf.sdkModule, SDKVersion: *pf.sdkVersion}
+	if *pf.sdkModule != "" || *pf.sdkVersion != "" {
+		script.SDKModule, script.SDKVersion = *pf.sdkModule, *pf.sdkVersion
+	}
+	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: pf.secrets}
 }
 
 // recordInto makes each recording and says what it wrote.
