@@ -244,9 +244,10 @@ func TestDockerFailedStart(t *testing.T) {
 	}{
 		{name: "exits at once", cmd: []string{"serve-ref", "--no-such-flag"},
 			want: []string{"target did not start", "exited before answering", "flag provided but not defined: -no-such-flag"}, maxTime: 15 * time.Second},
-		{name: "never ready", cmd: []string{"sdk-server", "--addr", "{addr}"}, ready: time.Second,
+		// An MCP server listening elsewhere than {addr}: nothing answers there.
+		{name: "never ready", cmd: []string{"sdk-server", "--addr", "127.0.0.1:0"}, ready: time.Second,
 			want: []string{"target did not start", "no answer from"}, maxTime: 15 * time.Second},
-		{name: "cancelled", cmd: []string{"sdk-server", "--addr", "{addr}"}, cancel: 500 * time.Millisecond,
+		{name: "cancelled", cmd: []string{"sdk-server", "--addr", "127.0.0.1:0"}, cancel: 500 * time.Millisecond,
 			want: []string{"target did not start"}, maxTime: 15 * time.Second},
 		{name: "image missing", image: "mcpparity-test-missing:" + randomHex(t),
 			want: []string{"not in the docker engine", "nothing is pulled"}, maxTime: 5 * time.Second},
