@@ -62,7 +62,10 @@ type engine struct {
 	mu   sync.Mutex
 	next map[string]int
 	used []bool
-	led  ledger
+	// serving is the recorded process a stdio replay serves its client as
+	// (0: any): the report's unused interactions are that process's.
+	serving int
+	led     ledger
 }
 
 func newEngine(name string, opts Options) (*engine, error) {
@@ -122,9 +125,40 @@ func (e *engine) peek(key string) *interaction {
 // take pops the next interaction of key in recorded order; past the end of
 // the queue the last one repeats.
 func (e *engine) take(key string) *interaction {
+	it, n := e.advance(key)
+	if it != nil {
+		e.count(it, n, len(e.queues[key]))
+	}
+	return it
+}
+
+// takeAmong takes the next interaction of key (without its process) from
+// each of the recorded processes procs that has one, and returns the
+// first one's, counted once, and the processes that had one.
+func (e *engine) takeAmong(procs []int, key string) (*interaction, []int) {
+	var first *interaction
+	var keep []int
+	for _, p := range procs {
+		k := procKey(p) + key
+		it, n := e.advance(k)
+		if it == nil {
+			continue
+		}
+		if first == nil {
+			first = it
+			e.count(it, n, len(e.queues[k]))
+		}
+		keep = append(keep, p)
+	}
+	return first, keep
+}
+
+// advance moves key's queue on by one and returns the interaction taken
+// and its rank n (nil when the queue is empty).
+func (e *engine) advance(key string) (*interaction, int) {
 	q := e.queues[key]
 	if len(q) == 0 {
-		return nil
+		return nil, 0
 	}
 	e.mu.Lock()
 	n := e.next[key]
@@ -132,8 +166,13 @@ func (e *engine) take(key string) *interaction {
 	it := q[min(n, len(q)-1)]
 	e.used[it.idx] = true
 	e.mu.Unlock()
+	return it, n
+}
+
+// count reports an interaction taken at rank n of a queue of size.
+func (e *engine) count(it *interaction, n, size int) {
 	e.led.update(func(r *Report) {
-		if n >= len(q) {
+		if n >= size {
 			r.Repeated++
 		}
 		if it.req != nil && it.req.isRequest() {
@@ -146,7 +185,6 @@ func (e *engine) take(key string) *interaction {
 			}
 		}
 	})
-	return it
 }
 
 func (e *engine) markUsed(it *interaction) {
@@ -155,16 +193,11 @@ func (e *engine) markUsed(it *interaction) {
 	e.mu.Unlock()
 }
 
-// only leaves out of the report's unused interactions those of other
-// recorded processes than proc: a stdio replay serves its client as one
-// of them.
-func (e *engine) only(proc int) {
+// serve makes proc the recorded process whose unused interactions the
+// report gives: a stdio replay serves its client as one of them.
+func (e *engine) serve(proc int) {
 	e.mu.Lock()
-	for i, it := range e.inters {
-		if it.proc != proc {
-			e.used[i] = true
-		}
-	}
+	e.serving = proc
 	e.mu.Unlock()
 }
 
@@ -173,7 +206,7 @@ func (e *engine) report() Report {
 	r := e.led.snapshot()
 	e.mu.Lock()
 	for i, it := range e.inters {
-		if !e.used[i] {
+		if !e.used[i] && (e.serving == 0 || it.proc == e.serving) {
 			r.Unused = append(r.Unused, Unused{Seq: it.seq, Label: it.label})
 		}
 	}
@@ -232,7 +265,13 @@ func (e *engine) unmatchedText(method string, tree any) string {
 		}
 	}
 	if len(bestPaths) == 0 {
-		bestPaths = []string{"its Host or Origin header"} // same params
+		// Same params: over stdio, another recorded process's; over HTTP,
+		// a request that came with another Host or Origin.
+		bestPaths = []string{"its Host or Origin header"}
+		if best.proc != 0 {
+			return fmt.Sprintf("replay: unmatched %s: recorded (#%d) for another server process than the ones this client's earlier messages matched",
+				label(method, tree), best.seq)
+		}
 	}
 	return fmt.Sprintf("replay: unmatched %s: closest recorded interaction is #%d %s, differing at %s",
 		label(method, tree), best.seq, best.label, strings.Join(bestPaths, ", "))

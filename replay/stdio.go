@@ -181,6 +181,9 @@ type stdioConn struct {
 	e      *engine
 	ix     *stdioIndex
 	proc   int // the recorded process serving the client; 0 until its first message
+	// cands are the recorded processes that answered every message so
+	// far (proc is the first).
+	cands []int
 	p      *peer
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -350,7 +353,6 @@ func (s *stdioConn) handle(line []byte) error {
 		}
 		s.choose(key)
 	}
-	key = procKey(s.proc) + key
 	var delay func() bool
 	if in.isRequest() {
 		f, h := e.faults.onRequest(in.Method)
@@ -361,7 +363,7 @@ func (s *stdioConn) handle(line []byte) error {
 		method := in.Method
 		delay = func() bool { return e.hold(s.holdCtx, method, h) }
 	}
-	it := e.take(key)
+	it := s.takeFor(key)
 	if it == nil {
 		switch {
 		case !in.isRequest():

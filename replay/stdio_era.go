@@ -84,16 +84,37 @@ func (s *stdioConn) refuseFirst(in *incoming) (bool, error) {
 	return true, nil
 }
 
-// choose picks the recorded process that serves this client: the first
-// whose interactions answer its first message (key, without process);
-// the first process when none does (the message is then unmatched).
+// choose picks the recorded processes that may serve this client: those
+// whose interactions answer its first message (key, without process), in
+// recorded order; the first process when none does (the message is then
+// unmatched). Clients with the same first message (a reconnection) are
+// told apart by their later messages (see takeFor).
 func (s *stdioConn) choose(key string) {
-	s.proc = 1
+	s.cands = nil
 	for p := 1; p <= s.ix.procs; p++ {
 		if len(s.e.queues[procKey(p)+key]) > 0 {
-			s.proc = p
-			break
+			s.cands = append(s.cands, p)
 		}
 	}
-	s.e.only(s.proc)
+	if len(s.cands) == 0 {
+		s.cands = []int{1}
+	}
+	s.setProc(s.cands[0])
+}
+
+// takeFor takes the interaction answering key from the candidate
+// processes: those that have one stay candidates, and the first of them
+// serves the client (nil when none has one: the candidates stay).
+func (s *stdioConn) takeFor(key string) *interaction {
+	it, keep := s.e.takeAmong(s.cands, key)
+	if it != nil {
+		s.cands = keep
+		s.setProc(keep[0])
+	}
+	return it
+}
+
+func (s *stdioConn) setProc(p int) {
+	s.proc = p
+	s.e.serve(p)
 }
