@@ -64,8 +64,11 @@ func TestOnlyCmdEndsTheProcess(t *testing.T) {
 		rel, _ := filepath.Rel(repoRoot, path)
 		base := d.Name()
 		if d.IsDir() {
-			// What the go tool leaves out, and node_modules.
+			// What the go tool leaves out (other modules too), and node_modules.
 			if rel != "." && (rel == "cmd" || base == "testdata" || base == "node_modules" || base == "vendor" || strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
 				return filepath.SkipDir
 			}
 			return nil
