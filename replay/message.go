@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // message is a JSON-RPC message of the recording, parsed once at load. Its
@@ -52,8 +53,28 @@ func rawText(raw []byte) (*message, bool) {
 	return &message{raw: []byte(s)}, true
 }
 
+// parsed memoizes parseMessage: a process replays the same recordings over
+// and over (check, fuzz), and a message is not changed once parsed.
+var parsed sync.Map // string(raw) → parseResult
+
+type parseResult struct {
+	m   *message
+	err error
+}
+
 // parseMessage compacts and parses one recorded JSON-RPC message.
 func parseMessage(raw []byte) (*message, error) {
+	if v, ok := parsed.Load(string(raw)); ok {
+		r := v.(parseResult)
+		return r.m, r.err
+	}
+	m, err := parseNew(raw)
+	parsed.Store(string(raw), parseResult{m, err})
+	return m, err
+}
+
+// parseNew is parseMessage without the memo.
+func parseNew(raw []byte) (*message, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
 		return nil, err

@@ -178,12 +178,12 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 }
 
 type stdioConn struct {
-	e      *engine
-	ix     *stdioIndex
-	proc   int // the recorded process serving the client; 0 until its first message
+	e    *engine
+	ix   *stdioIndex
+	proc int // the recorded process serving the client; 0 until its first message
 	// cands are the recorded processes that answered every message so
 	// far (proc is the first).
-	cands []int
+	cands  []int
 	p      *peer
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/mcpparity/mcpparity/docs"
 	"regexp"
@@ -17,16 +18,16 @@ func isPoolRule(id string) bool { return rulePattern.MatchString(id) }
 
 // clauses are the clause ids of the specification (docs/rules.md,
 // docs/contract.md), in order: what a step's rules name.
-var clauses = docs.Clauses()
+var clauses = sync.OnceValue(docs.Clauses) // parsed when first asked, not at every start
 
-func validClause(id string) bool { return slices.Contains(clauses, id) }
+func validClause(id string) bool { return slices.Contains(clauses(), id) }
 
 // specRules lists every rule of the specification that has clauses, in
 // the order of docs/rules.md then docs/contract.md: C1…C8, P1…P17, J1, T1,
 // S1, H1…H4.
 func specRules() []string {
 	var out []string
-	for _, c := range clauses {
+	for _, c := range clauses() {
 		if r := docs.Rule(c); !slices.Contains(out, r) {
 			out = append(out, r)
 		}
@@ -105,7 +106,7 @@ func CoverageTable(scenarios []*Scenario) (string, error) {
 		"(`mcpparity mutate`).\n\n")
 	b.WriteString("| clause | scenario steps |\n|---|---|\n")
 	var missing []string
-	for _, r := range clauses {
+	for _, r := range clauses() {
 		list := steps[r]
 		if len(list) == 0 {
 			missing = append(missing, r)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
@@ -214,7 +215,7 @@ func WriteMatrixHTML(w io.Writer, m *Matrix) error {
 		}
 		cols = append(cols, colView{Column: c, Counts: counts})
 	}
-	return matrixPage.Execute(w, map[string]any{"Rows": rows, "Columns": cols, "Scenarios": len(m.Scenarios), "Located": located(m)})
+	return matrixPage().Execute(w, map[string]any{"Rows": rows, "Columns": cols, "Scenarios": len(m.Scenarios), "Located": located(m)})
 }
 
 // located reports whether a difference of the matrix is a long value shown
@@ -232,7 +233,9 @@ func located(m *Matrix) bool {
 	return false
 }
 
-var matrixPage = template.Must(template.New("matrix").Parse(`<!doctype html>
+var matrixPage = sync.OnceValue(func() *template.Template { return template.Must(template.New("matrix").Parse(matrixHTML)) })
+
+const matrixHTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -291,4 +294,4 @@ details pre { white-space: pre-wrap; word-break: break-word; margin: 4px 0 0; fo
 </main>
 </body>
 </html>
-`))
+`

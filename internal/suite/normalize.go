@@ -63,8 +63,13 @@ func (n *normalizer) string(s string, observed bool) string {
 		s = unresolved.Replace(s)
 	}
 	s = n.paths.Replace(s)
-	s = ownDetail.ReplaceAllString(s, "$1: …")
-	return loopbackPort.ReplaceAllString(s, "127.0.0.1:{port}")
+	if strings.Contains(s, ": ") {
+		s = ownDetail.ReplaceAllString(s, "$1: …")
+	}
+	if strings.Contains(s, "127.0.0.1:") {
+		s = loopbackPort.ReplaceAllString(s, "127.0.0.1:{port}")
+	}
+	return s
 }
 
 // apply normalizes every string of o (keys included). observed is false
