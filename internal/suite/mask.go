@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -70,4 +71,22 @@ func maskAt(v any, keys []any, prefix string) any {
 		}
 	}
 	return v
+}
+
+// rewrite applies fn to o as plain JSON values (map[string]any, []any, …).
+func rewrite(o *Observation, fn func(any) any) error {
+	raw, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	raw, err = json.Marshal(fn(v))
+	if err != nil {
+		return err
+	}
+	*o = Observation{}
+	return json.Unmarshal(raw, o)
 }

@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -72,10 +71,62 @@ func (n *normalizer) string(s string, observed bool) string {
 	return s
 }
 
-// apply normalizes every string of o (keys included). observed is false
-// for a declared expectation, written with the placeholders already.
+// apply normalizes every string of o (keys included), its lists and maps
+// made anew. observed is false for a declared expectation, written with
+// the placeholders already.
 func (n *normalizer) apply(o *Observation, observed bool) error {
-	return rewrite(o, func(v any) any { return n.walk(v, observed) })
+	str := func(s string) string { return n.string(s, observed) }
+	o.Step = str(o.Step)
+	o.Headers = mapKeysValues(o.Headers, str)
+	o.Body = n.walk(o.Body, observed) // decoded JSON (generic) or a string
+	o.Store = n.walk(o.Store, observed)
+	o.Failures = mapStrings(o.Failures, str)
+	o.Replays = mapKeys(o.Replays, str, func(r replayObservation) replayObservation {
+		r.Unmatched, r.HeaderMismatches = mapStrings(r.Unmatched, str), mapStrings(r.HeaderMismatches, str)
+		r.MissingAnswers, r.EnvMismatches, r.Faults = mapStrings(r.MissingAnswers, str), mapStrings(r.EnvMismatches, str), mapStrings(r.Faults, str)
+		return r
+	})
+	o.Processes = mapKeys(o.Processes, str, func(c processCount) processCount { return c })
+	o.Alive = mapKeys(o.Alive, str, func(n int) int { return n })
+	if o.Parallel != nil {
+		o.Parallel = append([]Observation(nil), o.Parallel...)
+		for i := range o.Parallel {
+			if err := n.apply(&o.Parallel[i], observed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mapStrings is list with each string through fn, in a new slice (an
+// expectation's lists belong to its scenario).
+func mapStrings(list []string, fn func(string) string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fn(s)
+	}
+	return out
+}
+
+// mapKeys is m with each key through key and each value through value
+// (nil stays nil).
+func mapKeys[V any](m map[string]V, key func(string) string, value func(V) V) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[key(k)] = value(v)
+	}
+	return out
+}
+
+func mapKeysValues(m map[string]string, fn func(string) string) map[string]string {
+	return mapKeys(m, fn, fn)
 }
 
 // all normalizes a scenario's observations and its steps' declared
@@ -94,32 +145,16 @@ func (n *normalizer) all(obs []Observation, expects []*Observation) error {
 	return nil
 }
 
-// rewrite applies fn to o as plain JSON values (map[string]any, []any, …).
-func rewrite(o *Observation, fn func(any) any) error {
-	raw, err := json.Marshal(o)
-	if err != nil {
-		return err
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	raw, err = json.Marshal(fn(v))
-	if err != nil {
-		return err
-	}
-	*o = Observation{}
-	return json.Unmarshal(raw, o)
-}
-
 func (n *normalizer) walk(v any, observed bool) any {
 	switch v := v.(type) {
 	case string:
 		return n.string(v, observed)
 	case []any:
+		out := make([]any, len(v))
 		for i, e := range v {
-			v[i] = n.walk(e, observed)
+			out[i] = n.walk(e, observed)
 		}
+		return out
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {

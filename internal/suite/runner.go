@@ -184,7 +184,7 @@ func (r *stepRunner) steps(ctx context.Context, steps []Step) (obs []Observation
 				return nil, nil, err
 			}
 			obs = append(obs, o)
-			expects = append(expects, st.Expect)
+			expects = append(expects, copyOf(st.Expect)) // normalized apart from its scenario
 		}
 	}
 	return obs, expects, nil
@@ -267,6 +267,15 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 		return o, fmt.Errorf("step %s: %w", st.Name, err)
 	}
 	return o, ctx.Err()
+}
+
+// copyOf is a shallow copy of o (nil for nil).
+func copyOf(o *Observation) *Observation {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	return &c
 }
 
 // observeProcesses waits, at most the step's settle, until the processes

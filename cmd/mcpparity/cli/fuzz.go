@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
@@ -37,6 +38,8 @@ func runFuzz(ctx context.Context, c *call) int {
 	if !isFlagSet(c, "seed") {
 		*seed = uint64(time.Now().UnixNano())
 	}
+	// A fuzz run allocates much and keeps little: collect less often.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	runner, code := c.fuzzRunner(*target, *targetFile)
 	if code != 0 {
 		return code
