@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -53,16 +54,19 @@ func padJSON(raw []byte, n int) ([]byte, error) {
 	if m == nil {
 		m = map[string]any{}
 	}
-	m["pad"] = ""
+	const marker = "\x00mcpparity-pad\x00" // encoded as \u0000…, found once
+	m["pad"] = marker
 	base, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
 	}
-	if len(base) > n {
-		return nil, fmt.Errorf("padTo %d: the body is already %d bytes", n, len(base))
+	enc, _ := json.Marshal(marker)
+	at := bytes.Index(base, enc[1:len(enc)-1])
+	if len(base)-(len(enc)-2) > n {
+		return nil, fmt.Errorf("padTo %d: the body is already %d bytes", n, len(base)-(len(enc)-2))
 	}
-	m["pad"] = strings.Repeat("x", n-len(base))
-	return json.Marshal(m)
+	pad := bytes.Repeat([]byte("x"), n-(len(base)-(len(enc)-2)))
+	return slices.Concat(base[:at], pad, base[at+len(enc)-2:]), nil
 }
 
 // request sends one request to the target and observes its answer. A
