@@ -31,6 +31,10 @@ type FuzzResult struct {
 	Seed      uint64  `json:"seed,omitempty"`
 	Sequences int     `json:"sequences"`
 	Error     string  `json:"error,omitempty"`
+	// UnmutatedToo is set when the unmutated target diverges on the
+	// finding's sequence as well: the finding is then not the mutant's,
+	// and Found is false.
+	UnmutatedToo bool `json:"unmutatedToo,omitempty"`
 }
 
 // fuzzTarget is how one mutant is fuzzed: harness runs fuzz with the
@@ -55,8 +59,9 @@ func (c FuzzConfig) wants(res Result) bool {
 }
 
 // fuzzPhase fuzzes, one after the other, the results of rep that cfg
-// wants and target resolves.
-func (r *Runner) fuzzPhase(ctx context.Context, cfg FuzzConfig, rep *Report, scratch string, target func(Result) (fuzzTarget, error)) {
+// wants and target resolves; a finding counts only when the unmutated
+// target (base) passes its sequence.
+func (r *Runner) fuzzPhase(ctx context.Context, cfg FuzzConfig, rep *Report, scratch string, target func(Result) (fuzzTarget, error), base func() (fuzzTarget, error)) {
 	if cfg.Duration <= 0 {
 		return
 	}
@@ -70,7 +75,11 @@ func (r *Runner) fuzzPhase(ctx context.Context, cfg FuzzConfig, rep *Report, scr
 			res.Fuzz = &FuzzResult{Error: err.Error()}
 			continue
 		}
-		res.Fuzz = r.fuzzOne(ctx, cfg, ft, filepath.Join(scratch, "fuzz-"+strconv.Itoa(res.Index)))
+		dir := filepath.Join(scratch, "fuzz-"+strconv.Itoa(res.Index))
+		res.Fuzz = r.fuzzOne(ctx, cfg, ft, dir)
+		if res.Fuzz.Found {
+			r.tryUnmutated(ctx, res.Fuzz, base, dir)
+		}
 		r.say("fuzz %s: %s", res.ID, res.Fuzz.summary())
 	}
 }
@@ -105,8 +114,31 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	return fr
 }
 
+// tryUnmutated runs a finding's sequence against the unmutated target:
+// when it diverges there too, the finding is not the mutant's.
+func (r *Runner) tryUnmutated(ctx context.Context, f *FuzzResult, base func() (fuzzTarget, error), scratch string) {
+	bt, err := base()
+	if err != nil {
+		f.Found, f.Error = false, "the unmutated target: "+err.Error()
+		return
+	}
+	argv := []string{bt.harness, "fuzz", "--target-file", bt.file, "--seed", strconv.FormatUint(f.Seed, 10),
+		"--sequences", "1", "--duration", "10m", "--suite", filepath.Join(scratch, "unmutated")}
+	x := r.exec(ctx, 20*time.Minute, bt.dir, scratch, argv, bt.env...)
+	switch code := x.exitCode(); {
+	case x.cancelled:
+		f.Found, f.Error = false, "cancelled"
+	case code == 1:
+		f.Found, f.UnmutatedToo = false, true
+	case code != 0:
+		f.Found, f.Error = false, fmt.Sprintf("the unmutated target on seed %d: fuzz exit %d: %s", f.Seed, code, tail(x.out, 400))
+	}
+}
+
 func (f *FuzzResult) summary() string {
 	switch {
+	case f.UnmutatedToo:
+		return fmt.Sprintf("found a divergence (seed %d) that the unmutated target has too: not counted", f.Seed)
 	case f.Error != "":
 		return "could not run: " + f.Error
 	case f.Found:
@@ -118,7 +150,8 @@ func (f *FuzzResult) summary() string {
 // refFuzzTarget writes the target file of a rule mutant hosted in the
 // schemata: the schemata's reference served as a process, the mutant
 // selected in its environment only (the fuzzing harness's own reference,
-// the same binary without it, is unmutated).
+// the same binary without it, is unmutated). A result's Index -1 and ID
+// "" is the schemata without mutant.
 func refFuzzTarget(harness, dir string, res Result) (fuzzTarget, error) {
 	if res.Build == BuildOwn {
 		return fuzzTarget{}, fmt.Errorf("built alone: not fuzzed (the schemata host the others)")

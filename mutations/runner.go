@@ -133,6 +133,8 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 	r.confirm(ctx, sch, unsure, start)
 	r.fuzzPhase(ctx, r.cfg.Fuzz, s.rep, tmp, func(res Result) (fuzzTarget, error) {
 		return refFuzzTarget(s.bins.harness, tmp, res)
+	}, func() (fuzzTarget, error) {
+		return refFuzzTarget(s.bins.harness, tmp, Result{Index: -1})
 	})
 	return s.report(ctx, start)
 }

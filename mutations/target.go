@@ -101,7 +101,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	sch := &scheduler{lim: r.lim}
 	unsure := sch.run(ctx, t.trials(ms))
 	r.confirm(ctx, sch, unsure, start)
-	r.fuzzPhase(ctx, cfg.Fuzz, t.rep, tmp, t.fuzzTarget)
+	r.fuzzPhase(ctx, cfg.Fuzz, t.rep, tmp, t.fuzzTarget, t.unmutated)
 	for _, c := range t.kept {
 		c.remove()
 	}
@@ -179,6 +179,12 @@ func (t *targetRun) fuzzTarget(res Result) (fuzzTarget, error) {
 		return fuzzTarget{}, fmt.Errorf("no build of %s to fuzz", res.ID)
 	}
 	return fuzzTarget{harness: t.cfg.Harness, dir: c.dir, file: c.file, env: t.switchEnv(res.ID)}, nil
+}
+
+// unmutated is how the fuzz phase runs the target without mutant: the
+// unmutated copy, its switch naming none.
+func (t *targetRun) unmutated() (fuzzTarget, error) {
+	return fuzzTarget{harness: t.cfg.Harness, dir: t.base.dir, file: t.base.file, env: t.switchEnv("")}, nil
 }
 
 // baseline builds and checks an unmutated copy: it must pass. The copy is

@@ -1,0 +1,50 @@
+package mutations
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpparity/mcpparity/internal/verdict"
+)
+
+// TestFuzzFindingTriedUnmutated: a fuzz finding counts only when the
+// unmutated target passes its sequence; one the unmutated target shares
+// is said and not counted. The harness is a script standing for
+// mcpparity fuzz: it finds a divergence when searching (seed 7), and the
+// one-sequence rerun diverges (exit 1) or passes (exit 0) as told.
+func TestFuzzFindingTriedUnmutated(t *testing.T) {
+	dir := t.TempDir()
+	harness := filepath.Join(dir, "harness")
+	script := `#!/bin/sh
+json=""; one=""
+while [ $# -gt 0 ]; do
+	case "$1" in --json) json="$2"; shift;; --sequences) one=1;; esac
+	shift
+done
+if [ -n "$one" ]; then exit "$UNMUTATED_EXIT"; fi
+printf '{"sequences":3,"finding":{"seed":7,"foundAfter":"1s"}}' > "$json"
+exit 1
+`
+	if err := os.WriteFile(harness, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRunner(Config{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		exit          string
+		found, shared bool
+	}{{"0", true, false}, {"1", false, true}} {
+		target := fuzzTarget{harness: harness, dir: dir, file: "t.yaml", env: []string{"UNMUTATED_EXIT=" + c.exit}}
+		rep := &Report{Results: []Result{{ID: "m", Verdict: verdict.Survived}}}
+		r.fuzzPhase(context.Background(), FuzzConfig{Duration: 1}, rep, t.TempDir(),
+			func(Result) (fuzzTarget, error) { return target, nil }, func() (fuzzTarget, error) { return target, nil })
+		f := rep.Results[0].Fuzz
+		if f == nil || f.Found != c.found || f.UnmutatedToo != c.shared || f.Error != "" {
+			t.Errorf("unmutated exit %s: %+v, want found %v, shared %v", c.exit, f, c.found, c.shared)
+		}
+	}
+}
