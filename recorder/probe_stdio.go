@@ -11,13 +11,18 @@ import (
 	"github.com/mcpparity/mcpparity/fixtures"
 )
 
+// stdioProbeTimeout bounds one stdio probe. The process starts first: an
+// interpreted server on a loaded machine takes seconds to, and a probe cut
+// before the answer would record a server that never answers.
+const stdioProbeTimeout = time.Minute
+
 // ProbeStdio sends the stdio probes to fresh processes of a server, one
 // each: a request with neither _meta nor handshake before it, and, when
 // the recording holds a client of the 2026-07-28 revision (lines), a
 // request of that revision asking for a version the server does not
 // support and, when it supports the client's, one whose _meta lacks the
-// client's capabilities. Each process gets one line and is ended once it answered (at
-// most probeTimeout); what it wrote is kept. Only a server that cannot
+// client's capabilities. Each process gets one line and is ended once it
+// answered (at most stdioProbeTimeout); what it wrote is kept. Only a server that cannot
 // be started is an error.
 func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line) ([]fixtures.Probe, error) {
 	type stdioProbe struct {
@@ -81,7 +86,7 @@ func findModernLines(lines []fixtures.Line) *modernTemplate {
 
 // OneRequest starts a stdio server, writes line to it and records what it
 // writes until it answers (a message with an id and no method), ends, or
-// probeTimeout passes; then it ends the server. Only a server that cannot
+// stdioProbeTimeout passes; then it ends the server. Only a server that cannot
 // be started is an error.
 func OneRequest(ctx context.Context, command string, line []byte) ([]fixtures.Line, error) {
 	cmd, err := ServerCommand(command)
@@ -90,7 +95,7 @@ func OneRequest(ctx context.Context, command string, line []byte) ([]fixtures.Li
 	}
 	s := NewStdio(cmd)
 	s.StopTimeout = time.Second
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, stdioProbeTimeout)
 	defer cancel()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
