@@ -24,6 +24,11 @@ type step struct {
 	at      int          // timeline position, see script.add
 	seq     int          // where it was recorded (exchange seq or line number)
 	answer  *interaction // emitted server request: the recorded client answer, if any
+	// tail (stdio, emitted server request): its recorded answer came
+	// after the server's last answer to its client, which then awaited
+	// nothing more: whether a client answers before it closes is a race,
+	// so its await is optional.
+	tail bool
 	// optional (stepAwait): the recording holds no answer to this request
 	// (the recorded client left first), so a session ending before the
 	// answer is not a problem; an answer given is still checked.
@@ -46,7 +51,7 @@ func (s *script) add(st step) {
 	kept := s.open[:0]
 	for _, i := range s.open {
 		if a := s.steps[i].answer; a != nil && a.pos <= st.at || st.at == atEnd {
-			s.steps = append(s.steps, step{kind: stepAwait, ref: i, m: s.steps[i].m, seq: s.steps[i].seq})
+			s.steps = append(s.steps, s.await(i))
 		} else {
 			kept = append(kept, i)
 		}
@@ -62,9 +67,16 @@ func (s *script) add(st step) {
 // (unless the recording has none either).
 func (s *script) finish() {
 	for _, i := range s.open {
-		s.steps = append(s.steps, step{kind: stepAwait, ref: i, m: s.steps[i].m, seq: s.steps[i].seq, optional: s.steps[i].answer == nil})
+		s.steps = append(s.steps, s.await(i))
 	}
 	s.open = nil
+}
+
+// await is the step that awaits the answer to emitted request i:
+// optional when the recording holds none or holds it at its tail.
+func (s *script) await(i int) step {
+	e := s.steps[i]
+	return step{kind: stepAwait, ref: i, m: e.m, seq: e.seq, optional: e.answer == nil || e.tail}
 }
 
 // answerBook links server requests of the recording to the client answers

@@ -65,6 +65,12 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 			e.answers.put(msgs[i].id, it)
 		}
 	}
+	lastAnswer := map[int]int{} // process -> index of the server's last answer to its client
+	for i, l := range fx.Stdio {
+		if l.Dir == fixtures.DirRecv && msgs[i].isResponse() {
+			lastAnswer[l.ProcessOf()] = i
+		}
+	}
 	var all []*interaction
 	trigger := ix.startup
 	lastSend := -1
@@ -112,6 +118,7 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 		st := step{kind: stepEmit, m: m, at: lastSend, seq: i + 1}
 		if m.isRequest() {
 			st.answer = e.answers.claim(m.id, i)
+			st.tail = st.answer != nil && st.answer.pos > lastAnswer[ix.procs]
 		}
 		trigger.script.add(st)
 	}
