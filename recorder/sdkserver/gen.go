@@ -42,6 +42,10 @@ type GenArgs struct {
 	// RawResult, JSON as text, is the whole result as written, in place of
 	// the others: a careless server's (P11.4–P11.6).
 	RawResult string `json:"rawResult,omitempty"`
+	// RawResultBefore, JSON as text, is written with RawResult as an
+	// earlier result member of the same answer: the answer gives its
+	// result twice (P11.6).
+	RawResultBefore string `json:"rawResultBefore,omitempty"`
 }
 
 // GenBlock is one content block. Type is text, image, audio,
@@ -83,7 +87,7 @@ func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: args.RPCError}
 	}
 	if args.RawResult != "" {
-		res, err := rawResult(args.RawResult)
+		res, err := rawResult(args.RawResult, args.RawResultBefore)
 		if err != nil {
 			return toolError(err.Error()), nil
 		}

@@ -28,18 +28,26 @@ const (
 
 var (
 	rawMarkerRE = regexp.MustCompile(`("annotations":)\{"lastModified":"(` + rawAnnotationsMarker + `|` + rawMembersMarker + `)([A-Za-z0-9_-]*)"\}`)
-	// A gen call's rawResult: the whole result in the marker's place.
-	rawResultRE = regexp.MustCompile(`\{"content":\[\{"type":"text","text":"` + rawResultMarker + `([A-Za-z0-9_-]*)"\}\]\}`)
+	// A gen call's rawResult: the whole result in the marker's place,
+	// after its rawResultBefore and a second "result" name when given.
+	rawResultRE = regexp.MustCompile(`\{"content":\[\{"type":"text","text":"` + rawResultMarker + `([A-Za-z0-9_-]*)(?:\.([A-Za-z0-9_-]+))?"\}\]\}`)
 )
 
 // rawResult is the result that stands in for text, any JSON, written in
 // its place as it is (a careless server's result: fields missing, null or
 // of another type, blocks of unknown types).
-func rawResult(text string) (*mcp.CallToolResult, error) {
+func rawResult(text, before string) (*mcp.CallToolResult, error) {
 	if !json.Valid([]byte(text)) {
 		return nil, errors.New("rawResult: not JSON")
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: rawResultMarker + base64.RawURLEncoding.EncodeToString([]byte(text))}}}, nil
+	marker := rawResultMarker + base64.RawURLEncoding.EncodeToString([]byte(text))
+	if before != "" {
+		if !json.Valid([]byte(before)) {
+			return nil, errors.New("rawResultBefore: not JSON")
+		}
+		marker += "." + base64.RawURLEncoding.EncodeToString([]byte(before))
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: marker}}}, nil
 }
 
 // rawMarker is the marker annotation of text, a JSON object: written as
@@ -62,9 +70,14 @@ func rawMarker(text string, members bool) (*mcp.Annotations, error) {
 // literal prefix).
 func expandRawFields(b []byte) []byte {
 	b = rawResultRE.ReplaceAllFunc(b, func(m []byte) []byte {
-		raw, err := base64.RawURLEncoding.DecodeString(string(rawResultRE.FindSubmatch(m)[1]))
-		if err != nil {
+		sub := rawResultRE.FindSubmatch(m)
+		raw, err := base64.RawURLEncoding.DecodeString(string(sub[1]))
+		before, err2 := base64.RawURLEncoding.DecodeString(string(sub[2]))
+		if err != nil || err2 != nil {
 			return m
+		}
+		if len(before) > 0 {
+			return append(append(before, `,"result":`...), raw...)
 		}
 		return raw
 	})

@@ -96,3 +96,20 @@ func send(t *testing.T, method, url, session, msg string) (body, sessionID strin
 	}
 	return string(raw), session
 }
+
+// TestGenRawResultTwice: a gen call's rawResultBefore is written as an
+// earlier result member of the same answer, then its rawResult.
+func TestGenRawResultTwice(t *testing.T) {
+	srv := httptest.NewServer(sdkserver.GenHandler(true))
+	defer srv.Close()
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gen","arguments":{"rawResult":"{\"content\":[]}","rawResultBefore":"{\"content\":[{\"type\":\"text\",\"text\":\"first\"}]}"}}}`
+	var got, session string
+	for _, msg := range []string{rawInit, rawReady, call} {
+		got, session = send(t, http.MethodPost, srv.URL, session, msg)
+	}
+	send(t, http.MethodDelete, srv.URL, session, "")
+	want := `"result":{"content":[{"type":"text","text":"first"}]},"result":{"content":[]}}`
+	if !strings.HasSuffix(strings.TrimSpace(got), want) {
+		t.Errorf("answer %s, want it to end with %s", got, want)
+	}
+}
