@@ -78,6 +78,8 @@ export class GroupStdioTransport implements Transport {
   private child?: ChildProcess;
   private readonly lines = new Lines();
   private readonly calls = new Set<string>(); // tools/call requests sent, not answered
+  private readonly inflight = new Set<string>(); // requests sent, not answered (P2.4)
+  private readonly idle: (() => void)[] = []; // close's wait for them
   private closed = false; // the SDK was told (stdout and the process ended)
   private readonly exit: Promise<void>; // the process ended
   private markExited!: () => void;
@@ -147,6 +149,7 @@ export class GroupStdioTransport implements Transport {
             this.onerror?.(err as Error); // a line that is not a JSON-RPC message
             continue;
           }
+          if ("id" in msg && !("method" in msg)) this.answered(requestKey(msg.id));
           this.onmessage?.(msg);
         }
       });
@@ -168,12 +171,21 @@ export class GroupStdioTransport implements Transport {
     return marked ?? line;
   }
 
+  /** answered ends a request in flight; close's wait ends with the last. */
+  private answered(key: string): void {
+    this.inflight.delete(key);
+    if (this.inflight.size === 0) for (const f of this.idle.splice(0)) f();
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
     if ("method" in message && message.method === "tools/call" && "id" in message) {
       this.calls.add(requestKey(message.id));
     } else if ("method" in message && message.method === "notifications/cancelled") {
-      this.calls.delete(requestKey((message.params as { requestId?: unknown } | undefined)?.requestId));
+      const key = requestKey((message.params as { requestId?: unknown } | undefined)?.requestId);
+      this.calls.delete(key);
+      this.answered(key);
     }
+    if ("method" in message && "id" in message) this.inflight.add(requestKey(message.id));
     const stdin = this.child?.stdin;
     if (!stdin || this.closed || stdin.destroyed || stdin.writableEnded) {
       return Promise.reject(new Error("Not connected"));
@@ -203,8 +215,10 @@ export class GroupStdioTransport implements Transport {
   }
 
   /**
-   * close is P2's close of a connected server: its stdin is closed, it gets
-   * the (scaled) grace period to exit, then its process group is ended. A
+   * close is P2's close of a connected server: its calls in flight end on
+   * their own (P2.4), then its stdin is closed, all within the (scaled)
+   * grace period, which is also its time to exit; then its process group
+   * is ended. A
    * server whose initialize has not succeeded (a failed or cancelled
    * attempt) is ended at once (P2.3).
    */
@@ -220,13 +234,16 @@ export class GroupStdioTransport implements Transport {
       this.finish();
       return;
     }
+    let t: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (t = setTimeout(resolve, this.graceMs())));
+    const quiet = new Promise<void>((resolve) => (this.inflight.size === 0 ? resolve() : this.idle.push(resolve)));
+    await Promise.race([quiet, this.exit, grace]);
     try {
       this.child.stdin?.end();
     } catch {
       // already closed
     }
-    let t: NodeJS.Timeout | undefined;
-    await Promise.race([this.exit, new Promise<void>((resolve) => (t = setTimeout(resolve, this.graceMs())))]);
+    await Promise.race([this.exit, grace]);
     clearTimeout(t);
     this.kill(); // the group, even when the leader left on its own
     await this.exit;
