@@ -82,16 +82,12 @@ func TestCheck(t *testing.T) {
 	if err != nil || len(scenarios) == 0 {
 		t.Fatalf("no scenarios in %s: %v", dir, err)
 	}
-	for _, target := range []struct{ name, file, built string }{
-		{"ref", "", ""},
-		{"typescript", "ports/typescript/target.yaml", "ports/typescript/dist/main.js"},
-		{"rust", "ports/rust/target.yaml", "ports/rust/target/release/mcpparity-rust"},
-	} {
-		t.Run(target.name, func(t *testing.T) {
+	for _, target := range append([]cli.Port{{Name: "ref"}}, cli.Ports...) {
+		t.Run(target.Name, func(t *testing.T) {
 			args := []string{"check", "--suite", dir, "--no-builtin"}
-			if target.file != "" {
-				need(t, filepath.Join(repo, target.built), "build the port")
-				args = append(args, "--target-file", filepath.Join(repo, target.file))
+			if target.TargetFile != "" {
+				need(t, filepath.Join(repo, target.Built), "build the port")
+				args = append(args, "--target-file", filepath.Join(repo, target.TargetFile))
 			}
 			code, out := run(t, args...)
 			if code != 0 || strings.Count(out, "\npass     corpus:") != len(scenarios) {

@@ -27,6 +27,16 @@ const (
 	RustPortBinary = "ports/rust/target/release/mcpparity-rust"
 )
 
+// Port is a port of this repository: its target file and a file its build
+// leaves, both relative to the module root.
+type Port struct{ Name, TargetFile, Built string }
+
+// Ports are this repository's ports, as the tests gate them.
+var Ports = []Port{
+	{"typescript", DefaultPortFile, "ports/typescript/dist/main.js"},
+	{"rust", RustPortFile, RustPortBinary},
+}
+
 func runMatrix(ctx context.Context, c *call) int {
 	fs := c.flags("[--target T]... [--target-file F]... [--suite DIR]... [--no-builtin] [flags]", `
 The implementations are ref, `+DefaultPortFile+` (when it is there) and

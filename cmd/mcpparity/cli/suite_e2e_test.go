@@ -114,11 +114,7 @@ func TestSuiteOfServerEverything(t *testing.T) {
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"record", "--suite", dir}, {"golden", "--suite", dir}} {
-		if code, out := runIn(t, work, bin, args...); code != 0 {
-			t.Fatalf("%q: exit %d\n%s", args, code, out)
-		}
-	}
+	recordAndGolden(t, work, bin, dir)
 	golden, err := os.ReadFile(filepath.Join(dir, "golden", "01-everything.golden"))
 	if err != nil || !strings.Contains(string(golden), `\"blob\":`) {
 		t.Fatalf("the golden file holds no blob resource: %v\n%s", err, golden)
@@ -222,4 +218,14 @@ func portCopy(t *testing.T) string {
 		}
 	}
 	return dst
+}
+
+// recordAndGolden runs record, then golden, on the suite dir from work.
+func recordAndGolden(t *testing.T, work, bin, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"record", "--suite", dir}, {"golden", "--suite", dir}} {
+		if code, out := runIn(t, work, bin, args...); code != 0 {
+			t.Fatalf("%q: exit %d\n%s", args, code, out)
+		}
+	}
 }

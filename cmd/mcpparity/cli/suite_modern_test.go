@@ -61,11 +61,7 @@ func TestSuiteOfModernServers(t *testing.T) {
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"record", "--suite", dir}, {"golden", "--suite", dir}} {
-		if code, out := runIn(t, work, bin, args...); code != 0 {
-			t.Fatalf("%q: exit %d\n%s", args, code, out)
-		}
-	}
+	recordAndGolden(t, work, bin, dir)
 	goldens, _ := filepath.Glob(filepath.Join(dir, "golden", "*-tsreject.golden"))
 	if len(goldens) != 1 {
 		t.Fatalf("golden files of tsreject: %q", goldens)
@@ -74,16 +70,12 @@ func TestSuiteOfModernServers(t *testing.T) {
 	if err != nil || !strings.Contains(string(refused), `calling \"initialize\": sending \"initialize\": Bad Request`) {
 		t.Fatalf("the refusing server's golden file lacks the Go pool's refusal: %v\n%s", err, refused)
 	}
-	for _, target := range []struct{ name, file, built string }{
-		{"ref", "", ""},
-		{"typescript", "ports/typescript/target.yaml", "ports/typescript/dist/main.js"},
-		{"rust", "ports/rust/target.yaml", "ports/rust/target/release/mcpparity-rust"},
-	} {
-		t.Run(target.name, func(t *testing.T) {
+	for _, target := range append([]Port{{Name: "ref"}}, Ports...) {
+		t.Run(target.Name, func(t *testing.T) {
 			args := []string{"check", "--suite", dir, "--no-builtin"}
-			if target.file != "" {
-				needBuilt(t, filepath.Join(repo, target.built))
-				args = append(args, "--target-file", filepath.Join(repo, target.file))
+			if target.TargetFile != "" {
+				needBuilt(t, filepath.Join(repo, target.Built))
+				args = append(args, "--target-file", filepath.Join(repo, target.TargetFile))
 			}
 			code, out := runIn(t, work, bin, args...)
 			if code != 0 || strings.Count(out, "pass     modern:") != len(modernSuite) {
