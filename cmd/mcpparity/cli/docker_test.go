@@ -199,7 +199,7 @@ func TestDockerDivergentImageFails(t *testing.T) {
 	requireNoContainer(t, pool, tag)
 	diverged, errored := suite.Failed(results)
 	if !diverged || errored {
-		t.Fatalf("want a divergence and no harness error, got %+v", results)
+		t.Fatalf("want a divergence and no harness error, got:\n%s", details(results))
 	}
 	var table bytes.Buffer
 	suite.WriteDetails(&table, results)
@@ -222,7 +222,7 @@ func TestDockerDivergentImageFails(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no divergence named 01-pure [0].body.tools[0].name: %+v", results)
+		t.Errorf("no divergence named 01-pure [0].body.tools[0].name:\n%s", details(results))
 	}
 }
 

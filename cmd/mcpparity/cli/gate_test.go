@@ -92,7 +92,7 @@ func TestGateDivergentFails(t *testing.T) {
 		{defaultDivergence, "01-pure", "[0].body.tools[0].name", "mcp__My_Server___audio"},
 		// P2: an attempt dropped while connecting is not cancelled, so its
 		// process lives on.
-		{"P2-attempt-not-cancelled", "07-routes", "[3].processes.slow.alive", "1"},
+		{"P2-attempt-not-cancelled", "07-routes", "[4].processes.slow.alive", "1"},
 	}
 	if v := os.Getenv(divergeVar); v != "" {
 		cases = []struct{ mutant, scenario, path, got string }{{mutant: v}}
@@ -102,7 +102,7 @@ func TestGateDivergentFails(t *testing.T) {
 			results := gateCheck(t, buildDivergent(t, c.mutant))
 			diverged, errored := suite.Failed(results)
 			if !diverged || errored {
-				t.Fatalf("want a divergence and no harness error, got %+v", results)
+				t.Fatalf("want a divergence and no harness error, got:\n%s", details(results))
 			}
 			if c.scenario == "" {
 				return
@@ -114,7 +114,7 @@ func TestGateDivergentFails(t *testing.T) {
 					}
 				}
 			}
-			t.Errorf("no divergence named %s %s (got %s): %+v", c.scenario, c.path, c.got, results)
+			t.Errorf("no divergence named %s %s (got %s):\n%s", c.scenario, c.path, c.got, details(results))
 		})
 	}
 }
@@ -242,4 +242,12 @@ func testConfig(t *testing.T, target suite.Target) suite.Config {
 		t.Fatal(err)
 	}
 	return suite.Config{Target: target, Harness: []string{exe}, Changes: changes}
+}
+
+// details is the results as check prints them: each scenario's verdict and
+// differences.
+func details(results []suite.Result) string {
+	var b strings.Builder
+	suite.WriteDetails(&b, results)
+	return b.String()
 }
