@@ -107,11 +107,7 @@ func (p *Pool) session(ctx context.Context, name string, cfg MCPServerConfig) (*
 	e := p.sessions[name]
 	if e == nil {
 		// P1: publish the entry before connecting.
-		cctx, cancel := context.WithCancel(p.ctx)
-		e = &entry{cfg: cfg, done: make(chan struct{}), cancel: cancel}
-		p.sessions[name] = e
-		p.bg.Add(1)
-		go p.connect(cctx, name, e)
+		e = p.startLocked(name, cfg)
 	}
 	p.mu.Unlock()
 	select {
@@ -120,6 +116,17 @@ func (p *Pool) session(ctx context.Context, name string, cfg MCPServerConfig) (*
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// startLocked publishes a new entry for name and starts its attempt.
+// p.mu is held.
+func (p *Pool) startLocked(name string, cfg MCPServerConfig) *entry {
+	cctx, cancel := context.WithCancel(p.ctx)
+	e := &entry{cfg: cfg, done: make(chan struct{}), cancel: cancel}
+	p.sessions[name] = e
+	p.bg.Add(1)
+	go p.connect(cctx, name, e)
+	return e
 }
 
 // connect runs the attempt of e (P5) and settles the entry.
@@ -285,18 +292,20 @@ func isSettled(e *entry) bool {
 // session is dropped, configured or not (C5 does not apply).
 func (p *Pool) Test(name string) { p.Invalidate(name) }
 
-// Prewarm connects every enabled server in the background.
+// Prewarm connects every enabled server in the background (H4.4). It
+// reads the store and starts the attempts before it returns, so that a
+// change after it finds them in flight (P2.1) instead of a prewarm that
+// read the store later connecting a server since disabled.
 func (p *Pool) Prewarm() {
+	cfg := p.store.Load()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
-	p.bg.Add(1)
-	go func() {
-		defer p.bg.Done()
-		if cfg := p.store.Load(); len(cfg) > 0 {
-			p.ensureAll(p.ctx, cfg)
+	for name, c := range cfg {
+		if wantsSession(c) && p.sessions[name] == nil {
+			p.startLocked(name, c)
 		}
-	}()
+	}
 }
