@@ -1,6 +1,7 @@
 package sdkserver
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -21,9 +22,10 @@ import (
 // place, the annotations object's, or the whole annotations member's.
 
 const (
-	rawAnnotationsMarker = "mcpparity-raw-annotations:"
-	rawMembersMarker     = "mcpparity-raw-members:"
-	rawResultMarker      = "mcpparity-raw-result:"
+	rawMarkerPrefix      = "mcpparity-raw-"
+	rawAnnotationsMarker = rawMarkerPrefix + "annotations:"
+	rawMembersMarker     = rawMarkerPrefix + "members:"
+	rawResultMarker      = rawMarkerPrefix + "result:"
 )
 
 var (
@@ -66,9 +68,11 @@ func rawMarker(text string, members bool) (*mcp.Annotations, error) {
 }
 
 // expandRawFields replaces each marker in a written message by its text.
-// A message without one is given back as it is (the regexp scans for its
-// literal prefix).
+// A message without one is given back as it is, unscanned.
 func expandRawFields(b []byte) []byte {
+	if !bytes.Contains(b, []byte(rawMarkerPrefix)) {
+		return b
+	}
 	b = rawResultRE.ReplaceAllFunc(b, func(m []byte) []byte {
 		sub := rawResultRE.FindSubmatch(m)
 		raw, err := base64.RawURLEncoding.DecodeString(string(sub[1]))
