@@ -161,17 +161,9 @@ func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harne
 		srv := httptest.NewServer(rp)
 		r.replays[name] = rp
 		r.closers = append(r.closers, func() { _ = rp.Close(); srv.CloseClientConnections(); srv.Close() })
-		r.urls[name] = srv.URL + mcpPath(fx)
+		r.urls[name] = srv.URL + fx.Endpoint()
 	}
 	return nil
-}
-
-// mcpPath is the endpoint path of an HTTP recording (its first request's).
-func mcpPath(fx *fixtures.Fixture) string {
-	if len(fx.HTTP) > 0 {
-		return fx.HTTP[0].Request.Path
-	}
-	return "/mcp"
 }
 
 func (r *running) close() {
