@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -43,6 +44,9 @@ type Config struct {
 	// Secrets are further values never to be written (configured tokens,
 	// configured environment values).
 	Secrets []string
+	// SecretPatterns: every match of each in the traffic (a path, a
+	// header value, a string of a message, decoded) is a secret too.
+	SecretPatterns []*regexp.Regexp
 }
 
 // minCheckedSecret is the shortest secret whose absence Build verifies in
@@ -149,6 +153,7 @@ func collectSecrets(rec Recording, cfg Config) []string {
 			out = append(out, s)
 		}
 	}
+	out = append(out, matchedSecrets(rec, cfg.SecretPatterns)...)
 	secretHeaders := allowSet([]string{"Authorization"}, cfg.Headers)
 	for _, ex := range rec.Exchanges {
 		for k, v := range ex.Request.Headers {

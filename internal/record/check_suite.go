@@ -23,7 +23,7 @@ type Checked struct {
 // into a temporary folder and compares it with the stored fixture, the
 // calls' volatile fields aside. Every recording is checked, whatever the
 // others gave; err is set only when none could be.
-func CheckSuite(ctx context.Context, dir string, names []string, secrets []string, harness []string) ([]Checked, error) {
+func CheckSuite(ctx context.Context, dir string, names []string, secrets Secrets, harness []string) ([]Checked, error) {
 	tmp, err := os.MkdirTemp("", "mcpparity-record-check-")
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func CheckSuite(ctx context.Context, dir string, names []string, secrets []strin
 	return out, nil
 }
 
-func checkOne(ctx context.Context, dir, name string, secrets, harness []string, fresh string) Checked {
+func checkOne(ctx context.Context, dir, name string, secrets Secrets, harness []string, fresh string) Checked {
 	c := Checked{Name: name}
 	script, err := ReadScript(dir, name)
 	if errors.Is(err, fs.ErrNotExist) {

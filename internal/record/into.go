@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/recorder"
 )
 
 // Recorded is what Into wrote.
@@ -23,6 +24,8 @@ type Recorded struct {
 	ScenarioState string
 	Manifest      fixtures.Manifest
 	Calls         int
+	// SecretsReplaced counts the values of the fixture replaced as secrets.
+	SecretsReplaced int
 }
 
 // Into records r into its suite folder: the fixture (replaced only once
@@ -70,6 +73,7 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 		return nil, err
 	}
 	out.Manifest = fx.Manifest
+	out.SecretsReplaced = recorder.SecretsReplaced(fx)
 	if err := WriteScript(r.Dir, r.Name, &r.Script); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -164,8 +165,9 @@ type source struct {
 	name            string // manifest.name
 	module, version string // the server's SDK, for the manifest
 	secrets         []string
-	server          string        // its name in the pool's store
-	timeout         time.Duration // bound of the whole recording
+	patterns        []*regexp.Regexp // every match a secret
+	server          string           // its name in the pool's store
+	timeout         time.Duration    // bound of the whole recording
 }
 
 // record drives the reference pool, then a client of the 2026-07-28
@@ -175,7 +177,7 @@ func (src source) record(ctx context.Context, path string, harness []string, cal
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	fixture := recorder.Config{Name: src.name, SDKModule: src.module, SDKVersion: src.version, Secrets: src.secrets}
+	fixture := recorder.Config{Name: src.name, SDKModule: src.module, SDKVersion: src.version, Secrets: src.secrets, SecretPatterns: src.patterns}
 	var fx *fixtures.Fixture
 	var refusal string
 	var err error

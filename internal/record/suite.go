@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
+
+	"github.com/mcpparity/mcpparity/recorder"
 )
 
 // SuiteScript is how a recording of a suite is made, its call script:
@@ -34,6 +36,11 @@ type SuiteScript struct {
 	// (record's --sdk-module and --sdk-version, kept for the next times).
 	SDKModule  string `json:"sdkModule,omitempty"`
 	SDKVersion string `json:"sdkVersion,omitempty"`
+	// SecretEnv names environment variables whose values are secrets
+	// (each must be set when recording); SecretPatterns are regular
+	// expressions whose every match in the traffic is a secret.
+	SecretEnv      []string `json:"secretEnv,omitempty"`
+	SecretPatterns []string `json:"secretPatterns,omitempty"`
 	// Calls are made after status and tools, in order.
 	Calls []Call `json:"calls"`
 }
@@ -45,8 +52,28 @@ type SuiteRecording struct {
 	// scenarios/calls-NAME.json, and the server is NAME in its scenario.
 	Dir, Name string
 	Script    SuiteScript
-	// Secrets are values never to be written (tokens the server sees).
-	Secrets []string
+	// Secrets are given beside the script's (record's flags).
+	Secrets Secrets
+}
+
+// Secrets are what a recording must never write: Values (tokens the
+// server sees) and every match of the regular expressions Patterns.
+type Secrets struct {
+	Values, Patterns []string
+}
+
+// secrets are r's secret values and patterns, the script's with the
+// given ones; an unset variable or a bad pattern is an error naming it.
+func (r SuiteRecording) secrets() ([]string, []*regexp.Regexp, error) {
+	env, err := recorder.SecretsFromEnv(r.Script.SecretEnv)
+	if err != nil {
+		return nil, nil, err
+	}
+	patterns, err := recorder.CompileSecretPatterns(append(append([]string(nil), r.Script.SecretPatterns...), r.Secrets.Patterns...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(append([]string(nil), r.Secrets.Values...), env...), patterns, nil
 }
 
 var recordingName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -131,8 +158,12 @@ func RecordSuite(ctx context.Context, r SuiteRecording, path string, harness []s
 	if err := r.Script.check(); err != nil {
 		return err
 	}
+	secrets, patterns, err := r.secrets()
+	if err != nil {
+		return err
+	}
 	src := source{url: r.Script.Upstream, command: r.expand(r.Script.UpstreamCmd, ""), name: r.Name,
-		module: r.Script.SDKModule, version: r.Script.SDKVersion, secrets: r.Secrets, server: r.Name, timeout: everythingStart}
+		module: r.Script.SDKModule, version: r.Script.SDKVersion, secrets: secrets, patterns: patterns, server: r.Name, timeout: everythingStart}
 	if r.Script.Serve != "" {
 		url, stop, err := r.serve(ctx)
 		if err != nil {

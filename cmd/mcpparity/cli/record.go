@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/record"
 )
 
@@ -21,7 +22,7 @@ const defaultRecordings = "fixtures/recordings"
 
 const recordSynopsis = `[--check] [--everything] [--modern] [--out DIR] [--golden DIR]
        mcpparity record (--upstream URL | --upstream-cmd CMD) --out FILE [flags]
-       mcpparity record --suite DIR [--name NAME] [--upstream URL | --upstream-cmd CMD] [--check] [--secret S]...`
+       mcpparity record --suite DIR [--name NAME] [--upstream URL | --upstream-cmd CMD] [--check] [--secret S]... [--secret-env NAME]... [--secret-pattern RE]...`
 
 const recordNotes = `
 Without --upstream or --upstream-cmd, record re-records the fixtures through
@@ -35,12 +36,16 @@ records DIR/fixtures/NAME/, writes its call script scenarios/calls-NAME.json
 calls the tools; without them, it records again each recording of the suite
 (or NAME) from its call script; --check compares those with the stored
 fixtures instead. Then: mcpparity golden --suite DIR. A flag of one form
-(fixtures:, proxy:, suite:) does not go with another.`
+(fixtures:, proxy:, suite:) does not go with another. Secrets (--secret,
+the value of each --secret-env variable, every match of each
+--secret-pattern, and in a suite its call script's secretEnv and
+secretPatterns) are written as `+fixtures.SecretPlaceholder+` wherever they occur, in
+any encoding; record says how many values it replaced, never which.`
 
 // The flags of each form of record.
 var (
 	fixturesOnly = []string{"check", "everything", "modern", "golden"}
-	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "header", "out-dir"}
+	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "secret-env", "secret-pattern", "header", "out-dir"}
 	notWithSuite = []string{"out", "everything", "modern", "golden", "listen", "header", "out-dir"}
 )
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
@@ -20,6 +21,7 @@ type proxyFlags struct {
 	name, sdkModule, sdkVersion   *string
 	outDir                        *string
 	secrets, headers              listFlag
+	secretEnv, secretPatterns     listFlag
 }
 
 func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
@@ -33,6 +35,8 @@ func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
 		"linked into this binary when the server announces itself as "+sdkserver.Name+", else empty (unknown)")
 	p.sdkVersion = fs.String("sdk-version", "", "proxy, suite: the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
 	fs.Var(&p.secrets, "secret", "proxy, suite: a `secret` value never to be written, e.g. a configured env value (repeatable)")
+	fs.Var(&p.secretEnv, "secret-env", "proxy, suite: the `NAME` of an environment variable whose value is a secret (refused when unset; repeatable)")
+	fs.Var(&p.secretPatterns, "secret-pattern", "proxy, suite: a regular `expression` whose every match in the traffic is a secret (repeatable)")
 	fs.Var(&p.headers, "header", "proxy: a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
 	p.outDir = fs.String("out-dir", "", "proxy, stdio: instead of --out, write each line as it passes to `DIR`/process-N.jsonl, not redacted,\n"+
 		"N counting the processes in the order they start (record uses it for the server processes the pool starts)")
@@ -59,9 +63,18 @@ func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
 	}
+	secrets, err := p.secretValues()
+	if err != nil {
+		return c.fail(2, err)
+	}
+	patterns, err := recorder.CompileSecretPatterns(p.secretPatterns)
+	if err != nil {
+		return c.fail(2, err)
+	}
 	cfg := recorder.ProxyConfig{
 		Upstream: *p.upstream, UpstreamCmd: *p.upstreamCmd, Listen: *p.listen,
-		Fixture: recorder.Config{Name: name, SDKModule: *p.sdkModule, SDKVersion: *p.sdkVersion, Headers: p.headers, Secrets: p.secrets},
+		Fixture: recorder.Config{Name: name, SDKModule: *p.sdkModule, SDKVersion: *p.sdkVersion, Headers: p.headers,
+			Secrets: secrets, SecretPatterns: patterns},
 	}
 	cfg.Listening = func(addr net.Addr) {
 		fmt.Fprintln(c.stdout, addr.String())
@@ -83,7 +96,30 @@ func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
 	if m := f.Manifest; m.SDKModule != "" {
 		sdk = strings.TrimSpace(m.SDKModule + " " + m.SDKVersion)
 	}
-	c.logf("wrote %s (%d %s, %d tools; server %s; sdk %s)", out, n,
-		map[bool]string{true: "exchanges", false: "lines"}[f.HTTP != nil], f.Manifest.ToolCount, f.Manifest.Server, sdk)
+	c.logf("wrote %s (%d %s, %d tools; server %s; sdk %s; %d secret value(s) replaced)", out, n,
+		map[bool]string{true: "exchanges", false: "lines"}[f.HTTP != nil], f.Manifest.ToolCount, f.Manifest.Server, sdk,
+		recorder.SecretsReplaced(f))
 	return 0
+}
+
+// secretValues are the values of --secret and of the variables named by
+// --secret-env.
+func (p *proxyFlags) secretValues() ([]string, error) {
+	env, err := recorder.SecretsFromEnv(p.secretEnv)
+	if err != nil {
+		return nil, fmt.Errorf("--secret-env: %w", err)
+	}
+	return append(append([]string(nil), p.secrets...), env...), nil
+}
+
+// suiteSecrets are the secrets given to record --suite.
+func (p *proxyFlags) suiteSecrets() (record.Secrets, error) {
+	values, err := p.secretValues()
+	if err != nil {
+		return record.Secrets{}, err
+	}
+	if _, err := recorder.CompileSecretPatterns(p.secretPatterns); err != nil {
+		return record.Secrets{}, fmt.Errorf("--secret-pattern: %w", err)
+	}
+	return record.Secrets{Values: values, Patterns: p.secretPatterns}, nil
 }

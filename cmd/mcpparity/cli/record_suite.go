@@ -24,6 +24,10 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 	if err != nil {
 		return c.fail(2, err)
 	}
+	secrets, err := pf.suiteSecrets()
+	if err != nil {
+		return c.fail(2, err)
+	}
 	upstream, command, name := *pf.upstream, *pf.upstreamCmd, *pf.name
 	if upstream != "" && command != "" {
 		return c.badUsage("give one of --upstream URL and --upstream-cmd CMD")
@@ -45,7 +49,7 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 			return c.fail(2, err)
 		}
 		script.Upstream, script.UpstreamCmd = upstream, command
-		return c.recordInto(ctx, []record.SuiteRecording{c.suiteRecording(abs, name, *script, pf)}, exe)
+		return c.recordInto(ctx, []record.SuiteRecording{c.suiteRecording(abs, name, *script, pf, secrets)}, exe)
 	}
 	names := []string{name}
 	if name == "" {
@@ -54,7 +58,7 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 		}
 	}
 	if check {
-		return c.checkSuiteDrift(ctx, dir, abs, names, pf, exe)
+		return c.checkSuiteDrift(ctx, dir, abs, names, secrets, exe)
 	}
 	var recs []record.SuiteRecording
 	for _, n := range names {
@@ -62,18 +66,18 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 		if err != nil {
 			return c.failf(2, "%v (a new recording needs --upstream URL or --upstream-cmd CMD)", err)
 		}
-		recs = append(recs, c.suiteRecording(abs, n, *script, pf))
+		recs = append(recs, c.suiteRecording(abs, n, *script, pf, secrets))
 	}
 	return c.recordInto(ctx, recs, exe)
 }
 
 // suiteRecording is a recording of the suite, its SDK as given by the
 // flags, else as its script keeps it.
-func (c *call) suiteRecording(dir, name string, script record.SuiteScript, pf *proxyFlags) record.SuiteRecording {
+func (c *call) suiteRecording(dir, name string, script record.SuiteScript, pf *proxyFlags, secrets record.Secrets) record.SuiteRecording {
 	if *pf.sdkModule != "" || *pf.sdkVersion != "" {
 		script.SDKModule, script.SDKVersion = *pf.sdkModule, *pf.sdkVersion
 	}
-	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: pf.secrets}
+	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: secrets}
 }
 
 // recordInto makes each recording and says what it wrote.
@@ -87,6 +91,7 @@ func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe
 		m := res.Manifest
 		fmt.Fprintf(stdout, "recorded %s (server %s, %d tool(s), %d call(s))\n", res.Fixture, m.Server, m.ToolCount, res.Calls)
 		fmt.Fprintf(stdout, "  call script %s\n", res.Script)
+		fmt.Fprintf(stdout, "  secrets: %d value(s) replaced\n", res.SecretsReplaced)
 		state := map[string]string{"wrote": "written", "unchanged": "unchanged",
 			"kept": "kept: edited since record wrote it (remove it to have it written again)"}[res.ScenarioState]
 		fmt.Fprintf(stdout, "  scenario %s: %s\n", res.Scenario, state)
@@ -100,8 +105,8 @@ func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe
 
 // checkSuiteDrift is record --check --suite: fresh recordings compared
 // with the stored fixtures, each named below the folder as given.
-func (c *call) checkSuiteDrift(ctx context.Context, given, dir string, names []string, pf *proxyFlags, exe string) int {
-	checked, err := record.CheckSuite(ctx, dir, names, pf.secrets, []string{exe})
+func (c *call) checkSuiteDrift(ctx context.Context, given, dir string, names []string, secrets record.Secrets, exe string) int {
+	checked, err := record.CheckSuite(ctx, dir, names, secrets, []string{exe})
 	if err != nil {
 		return c.fail(2, err)
 	}
