@@ -59,7 +59,7 @@ func (p *Proxy) Probe(ctx context.Context) error {
 	if pr.init != nil {
 		steps = append([]func(context.Context) error{
 			func(ctx context.Context) error { return pr.noStream(ctx, p.streamTriggers(rec.Exchanges)) },
-			pr.headerProbes, pr.sessionProbes}, steps...)
+			pr.headerProbes, pr.sessionProbes, pr.lackProbes}, steps...)
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {

@@ -22,9 +22,11 @@ const stdioProbeTimeout = time.Minute
 // request of that revision asking for a version the server does not
 // support and, when it supports the client's, one whose _meta lacks the
 // client's capabilities. Each process gets one line and is ended once it
-// answered (at most stdioProbeTimeout); what it wrote is kept. Only a server that cannot
-// be started is an error.
-func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line) ([]fixtures.Probe, error) {
+// answered (at most stdioProbeTimeout); what it wrote is kept. Then, when
+// the recording holds a handshake, the requests of the lack kinds
+// (fixtures.LackKinds), each to a process of its own. Only a server that
+// cannot be started is an error.
+func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line, opts ProbeOptions) ([]fixtures.Probe, error) {
 	type stdioProbe struct {
 		kind string
 		line []byte
@@ -45,7 +47,8 @@ func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line) ([]f
 		}
 		out = append(out, fixtures.Probe{Kind: p.kind, Lines: got})
 	}
-	return out, nil
+	lack, err := stdioLackProbes(ctx, command, lines, opts)
+	return append(out, lack...), err
 }
 
 // findModernLines reads the template of the revision's probes from stdio
@@ -89,6 +92,13 @@ func findModernLines(lines []fixtures.Line) *modernTemplate {
 // stdioProbeTimeout passes; then it ends the server. Only a server that cannot
 // be started is an error.
 func OneRequest(ctx context.Context, command string, line []byte) ([]fixtures.Line, error) {
+	return Requests(ctx, command, line)
+}
+
+// Requests is OneRequest for several lines, written in turn: after a
+// request, the next line waits for its answer (a handshake, then a
+// request).
+func Requests(ctx context.Context, command string, lines ...[]byte) ([]fixtures.Line, error) {
 	cmd, err := ServerCommand(command)
 	if err != nil {
 		return nil, err
@@ -105,12 +115,18 @@ func OneRequest(ctx context.Context, command string, line []byte) ([]fixtures.Li
 		outW.Close()
 		done <- err
 	}()
-	go func() { _, _ = inW.Write(append(line, '\n')) }()
 	sc := bufio.NewScanner(outR)
 	sc.Buffer(nil, maxLineBytes)
-	for sc.Scan() {
-		if isAnswer(sc.Bytes()) {
-			break
+	go func() {
+		<-ctx.Done()
+		outR.Close() // a server that never answers ends the scan
+	}()
+	for _, line := range lines {
+		go func() { _, _ = inW.Write(append(line, '\n')) }()
+		if !isRequest(line) {
+			continue
+		}
+		for sc.Scan() && !isAnswer(sc.Bytes()) {
 		}
 	}
 	inW.Close()

@@ -119,10 +119,11 @@ func TestProbeSessionsEnd(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// The client's session, the two probe sessions and the one the
-	// accepted wildcard initialize opened.
-	if len(opened) != 4 {
-		t.Errorf("%d sessions opened, want 4", len(opened))
+	// The client's session, the two probe sessions, the one the accepted
+	// wildcard initialize opened, the lack probes' session and the four
+	// of their initializes (three other versions, other capabilities).
+	if len(opened) != 9 {
+		t.Errorf("%d sessions opened, want 9", len(opened))
 	}
 	for id := range opened {
 		if !deleted[id] {

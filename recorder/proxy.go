@@ -29,6 +29,8 @@ const DefaultHeaderWait = time.Second
 
 // ProxyOptions tunes a Proxy. The zero value is ready to use.
 type ProxyOptions struct {
+	// Probes choose the probes Probe sends.
+	Probes ProbeOptions
 	// HeaderWait bounds how long the headers of an SSE answer are held back
 	// while waiting for its first event, so that the event is read before the
 	// client can react to the headers (the go-sdk client POSTs
@@ -47,6 +49,7 @@ type Proxy struct {
 	client     *http.Client
 	transport  *http.Transport
 	headerWait time.Duration
+	probeOpts  ProbeOptions
 	lastEvent  atomic.Int64 // when an event was last read (UnixNano)
 	sessions   atomic.Bool  // an answer handed out an Mcp-Session-Id
 
@@ -99,6 +102,7 @@ func NewProxy(upstream string, opts *ProxyOptions) (*Proxy, error) {
 		client:     &http.Client{Transport: tr, CheckRedirect: noRedirect},
 		transport:  tr,
 		headerWait: wait,
+		probeOpts:  opts.Probes,
 		ctx:        ctx,
 		cancel:     cancel,
 		ended:      make(chan struct{}),

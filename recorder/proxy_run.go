@@ -30,6 +30,8 @@ type ProxyConfig struct {
 	Listening func(addr net.Addr)
 	// Fixture says how the recording becomes a fixture.
 	Fixture Config
+	// Probes choose the probes of an HTTP recording.
+	Probes ProbeOptions
 	// ProbeFailed, if set, is told why an HTTP recording has no probes
 	// (the upstream was gone by the time they were sent).
 	ProbeFailed func(error)
@@ -67,7 +69,7 @@ func recordHTTP(ctx context.Context, cfg ProxyConfig) (Recording, error) {
 	if err := Reachable(ctx, u); err != nil {
 		return Recording{}, err
 	}
-	p, err := NewProxy(upstream, nil)
+	p, err := NewProxy(upstream, &ProxyOptions{Probes: cfg.Probes})
 	if err != nil {
 		return Recording{}, err
 	}

@@ -324,8 +324,18 @@ func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
 		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
 	default:
 		msg := r.e.unmatchedText(in.Method, tree)
-		r.e.unmatched(in.Method, msg)
-		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
+		kind, version := r.ix.lacks.kindOf(in.Method, in.Params)
+		pa := r.ix.probes.get(lackKey(kind, version))
+		if pa == nil {
+			r.e.unmatched(in.Method, msg+lackText(kind, ""))
+			writeJSON(w, http.StatusOK, rpcError(in.ID, CodeUnmatched, msg))
+			return
+		}
+		r.e.unmatched(in.Method, msg+lackText(kind, pa.request))
+		if pa.http.setsSession {
+			w.Header().Set("Mcp-Session-Id", r.addSession().id)
+		}
+		pa.write(w, in.ID)
 	}
 }
 

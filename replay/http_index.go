@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -38,6 +39,7 @@ type httpIndex struct {
 	// versions are the versions of the 2026-07-28 revision the server
 	// lists in its recorded server/discover results.
 	versions map[string]bool
+	lacks    *lacks
 }
 
 const (
@@ -50,6 +52,11 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 	ix := &httpIndex{paths: map[string]bool{}, versions: map[string]bool{}}
 	where := func(i int) string { return fmt.Sprintf("%s: exchanges[%d] (seq %d)", e.name, i, fx.HTTP[i].Seq) }
 
+	var recorded []json.RawMessage
+	for _, ex := range fx.HTTP {
+		recorded = append(append(recorded, ex.Request.Body), ex.Response.Data()...)
+	}
+	ix.lacks = newLacks(recorded)
 	msgs := make([]*message, len(fx.HTTP))
 	its := make([]*interaction, len(fx.HTTP))
 	for i, ex := range fx.HTTP {

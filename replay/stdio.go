@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,7 @@ type stdioIndex struct {
 	// lists in its recorded server/discover results.
 	versions map[string]bool
 	probes   map[string]*stdioProbe
+	lacks    *lacks
 }
 
 // procKey is the part of a match key that names the recorded server
@@ -53,6 +55,11 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 	}
 	ix := &stdioIndex{startup: &interaction{seq: 0, pos: -1, label: "server messages before any client message", proc: 1},
 		procs: 1, versions: map[string]bool{}}
+	var recorded []json.RawMessage
+	for _, l := range fx.Stdio {
+		recorded = append(recorded, l.Message)
+	}
+	ix.lacks = newLacks(recorded)
 	var err error
 	if ix.probes, err = buildStdioProbes(e, fx.Probes); err != nil {
 		return nil, err
@@ -379,9 +386,7 @@ func (s *stdioConn) handle(line []byte) error {
 		case in.Method == "server/discover":
 			return s.write(nil, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
 		default:
-			msg := e.unmatchedText(in.Method, tree)
-			e.unmatched(in.Method, msg)
-			return s.write(nil, rpcError(in.ID, CodeUnmatched, msg))
+			return s.unrecorded(in, tree)
 		}
 	}
 	out := s.write
@@ -390,4 +395,18 @@ func (s *stdioConn) handle(line []byte) error {
 	}
 	s.playTo(&it.script, in.ID, delay, out)
 	return nil
+}
+
+// unrecorded answers a request the recording holds nothing for: as the
+// server answered its lack probe, else with an error naming it.
+func (s *stdioConn) unrecorded(in *incoming, tree any) error {
+	msg := s.e.unmatchedText(in.Method, tree)
+	kind, version := s.ix.lacks.kindOf(in.Method, in.Params)
+	sp := s.ix.probes[lackKey(kind, version)]
+	if sp == nil || kind == "" || len(sp.answers) != 1 {
+		s.e.unmatched(in.Method, msg+lackText(kind, ""))
+		return s.write(nil, rpcError(in.ID, CodeUnmatched, msg))
+	}
+	s.e.unmatched(in.Method, msg+lackText(kind, sp.request))
+	return s.write(nil, sp.answers[0].withID(compactJSON(in.ID)))
 }

@@ -19,6 +19,21 @@ func buildStdioProbes(e *engine, probes []fixtures.Probe) (map[string]*stdioProb
 	out := map[string]*stdioProbe{}
 	for i, p := range probes {
 		sp := &stdioProbe{request: p.ProbeRequest(), refused: p.Refused()}
+		if isLack(p.Kind) {
+			req, answer := p.LackRequest()
+			if answer != nil {
+				m, err := parseMessage(answer)
+				if err != nil {
+					return nil, fmt.Errorf("%s: probes[%d] (%s): answer: %v", e.name, i, p.Kind, err)
+				}
+				sp.answers = []*message{m}
+			}
+			if r, err := parseMessage(req); err == nil {
+				sp.reqID = r.id
+			}
+			out[lackKey(p.Kind, p.AskedVersion())] = sp
+			continue
+		}
 		for j, l := range p.Lines {
 			m, ok := rawText(l.Message)
 			if !ok {
@@ -117,4 +132,14 @@ func (s *stdioConn) takeFor(key string) *interaction {
 func (s *stdioConn) setProc(p int) {
 	s.proc = p
 	s.e.serve(p)
+}
+
+// isLack reports whether kind stands for requests a conversation lacks.
+func isLack(kind string) bool {
+	for _, k := range fixtures.LackKinds() {
+		if k.ID == kind {
+			return true
+		}
+	}
+	return false
 }

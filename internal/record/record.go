@@ -166,8 +166,9 @@ type source struct {
 	module, version string // the server's SDK, for the manifest
 	secrets         []string
 	patterns        []*regexp.Regexp // every match a secret
-	server          string           // its name in the pool's store
-	timeout         time.Duration    // bound of the whole recording
+	probes          recorder.ProbeOptions
+	server          string        // its name in the pool's store
+	timeout         time.Duration // bound of the whole recording
 }
 
 // record drives the reference pool, then a client of the 2026-07-28
@@ -205,7 +206,7 @@ func (src source) recordHTTP(ctx context.Context, fixture recorder.Config, calls
 	if err := recorder.Reachable(ctx, u); err != nil {
 		return nil, "", err
 	}
-	proxy, err := recorder.NewProxy(src.url, nil)
+	proxy, err := recorder.NewProxy(src.url, &recorder.ProxyOptions{Probes: src.probes})
 	if err != nil {
 		return nil, "", err
 	}
@@ -289,7 +290,7 @@ func (src source) recordStdio(ctx context.Context, harness []string, fixture rec
 		l.Process = last
 		lines = append(lines, l)
 	}
-	probes, err := recorder.ProbeStdio(ctx, src.command, lines)
+	probes, err := recorder.ProbeStdio(ctx, src.command, lines, src.probes)
 	if err != nil {
 		return nil, "", err
 	}

@@ -41,6 +41,9 @@ type SuiteScript struct {
 	// expressions whose every match in the traffic is a secret.
 	SecretEnv      []string `json:"secretEnv,omitempty"`
 	SecretPatterns []string `json:"secretPatterns,omitempty"`
+	// NoToolProbes leaves out the probe that calls one of the server's
+	// tools without its required arguments.
+	NoToolProbes bool `json:"noToolProbes,omitempty"`
 	// Calls are made after status and tools, in order.
 	Calls []Call `json:"calls"`
 }
@@ -163,7 +166,8 @@ func RecordSuite(ctx context.Context, r SuiteRecording, path string, harness []s
 		return err
 	}
 	src := source{url: r.Script.Upstream, command: r.expand(r.Script.UpstreamCmd, ""), name: r.Name,
-		module: r.Script.SDKModule, version: r.Script.SDKVersion, secrets: secrets, patterns: patterns, server: r.Name, timeout: everythingStart}
+		module: r.Script.SDKModule, version: r.Script.SDKVersion, secrets: secrets, patterns: patterns, server: r.Name, timeout: everythingStart,
+		probes: recorder.ProbeOptions{NoToolCalls: r.Script.NoToolProbes}}
 	if r.Script.Serve != "" {
 		url, stop, err := r.serve(ctx)
 		if err != nil {

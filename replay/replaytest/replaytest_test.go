@@ -21,7 +21,7 @@ type fakeT struct {
 	cleanups []func()
 }
 
-func (f *fakeT) Helper()            {}
+func (f *fakeT) Helper()           {}
 func (f *fakeT) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
 func (f *fakeT) Errorf(format string, args ...any) {
 	f.mu.Lock()

@@ -39,14 +39,14 @@ fixtures instead. Then: mcpparity golden --suite DIR. A flag of one form
 (fixtures:, proxy:, suite:) does not go with another. Secrets (--secret,
 the value of each --secret-env variable, every match of each
 --secret-pattern, and in a suite its call script's secretEnv and
-secretPatterns) are written as `+fixtures.SecretPlaceholder+` wherever they occur, in
+secretPatterns) are written as ` + fixtures.SecretPlaceholder + ` wherever they occur, in
 any encoding; record says how many values it replaced, never which.`
 
 // The flags of each form of record.
 var (
 	fixturesOnly = []string{"check", "everything", "modern", "golden"}
-	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "secret-env", "secret-pattern", "header", "out-dir"}
-	notWithSuite = []string{"out", "everything", "modern", "golden", "listen", "header", "out-dir"}
+	proxyOnly    = []string{"listen", "name", "sdk-module", "sdk-version", "secret", "secret-env", "secret-pattern", "header", "out-dir", "no-tool-probes"}
+	notWithSuite = []string{"out", "everything", "modern", "golden", "listen", "header", "out-dir", "no-tool-probes"}
 )
 
 func runRecord(ctx context.Context, c *call) int {

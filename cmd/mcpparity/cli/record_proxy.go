@@ -22,6 +22,7 @@ type proxyFlags struct {
 	outDir                        *string
 	secrets, headers              listFlag
 	secretEnv, secretPatterns     listFlag
+	noToolProbes                  *bool
 }
 
 func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
@@ -37,6 +38,8 @@ func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
 	fs.Var(&p.secrets, "secret", "proxy, suite: a `secret` value never to be written, e.g. a configured env value (repeatable)")
 	fs.Var(&p.secretEnv, "secret-env", "proxy, suite: the `NAME` of an environment variable whose value is a secret (refused when unset; repeatable)")
 	fs.Var(&p.secretPatterns, "secret-pattern", "proxy, suite: a regular `expression` whose every match in the traffic is a secret (repeatable)")
+	p.noToolProbes = fs.Bool("no-tool-probes", false, "proxy: leave out the probe that calls one of the server's tools without its required arguments\n"+
+		"(the replay then says it could not learn that answer); a suite's call script says it with \"noToolProbes\": true")
 	fs.Var(&p.headers, "header", "proxy: a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
 	p.outDir = fs.String("out-dir", "", "proxy, stdio: instead of --out, write each line as it passes to `DIR`/process-N.jsonl, not redacted,\n"+
 		"N counting the processes in the order they start (record uses it for the server processes the pool starts)")
@@ -72,7 +75,7 @@ func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
 		return c.fail(2, err)
 	}
 	cfg := recorder.ProxyConfig{
-		Upstream: *p.upstream, UpstreamCmd: *p.upstreamCmd, Listen: *p.listen,
+		Upstream: *p.upstream, UpstreamCmd: *p.upstreamCmd, Listen: *p.listen, Probes: recorder.ProbeOptions{NoToolCalls: *p.noToolProbes},
 		Fixture: recorder.Config{Name: name, SDKModule: *p.sdkModule, SDKVersion: *p.sdkVersion, Headers: p.headers,
 			Secrets: secrets, SecretPatterns: patterns},
 	}

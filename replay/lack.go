@@ -1,0 +1,143 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpparity/mcpparity/fixtures"
+)
+
+// lacks is what a recording says of its server beyond its conversation:
+// the versions its clients asked for, the tools it listed with their required arguments. An unrecorded request is
+// put in a lack kind (fixtures.LackKinds) from them, and answered as the
+// server answered that kind's probe.
+type lacks struct {
+	versions map[string]bool     // asked in recorded initializes
+	tools    map[string][]string // tool -> required arguments
+}
+
+// newLacks reads the recorded messages (each client message and answer).
+func newLacks(msgs []json.RawMessage) *lacks {
+	l := &lacks{versions: map[string]bool{}, tools: map[string][]string{}}
+	for _, raw := range msgs {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+			Result struct {
+				Tools []struct {
+					Name        string `json:"name"`
+					InputSchema struct {
+						Required []string `json:"required"`
+					} `json:"inputSchema"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		if m.Method == "initialize" && m.Params.ProtocolVersion != "" {
+			l.versions[m.Params.ProtocolVersion] = true
+		}
+		for _, t := range m.Result.Tools {
+			l.tools[t.Name] = t.InputSchema.Required
+		}
+	}
+	return l
+}
+
+// protocolMethods are the prefixes of the protocol's methods: a server
+// may serve one it announced no capability for (go-sdk lists no prompts
+// without the capability), so only a method outside them is unknown.
+var protocolMethods = []string{"tools/", "resources/", "prompts/", "completion/", "logging/", "ping",
+	"initialize", "server/", "notifications/", "sampling/", "elicitation/", "roots/", "tasks/"}
+
+// kindOf is the lack kind of an unrecorded request, and for
+// initialize-version the version asked; "" when the recording could not
+// have learned its answer (a call of a listed tool with other arguments).
+func (l *lacks) kindOf(method string, params json.RawMessage) (kind, version string) {
+	switch method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.ProtocolVersion != "" && !l.versions[p.ProtocolVersion] {
+			return fixtures.ProbeInitVersion, p.ProtocolVersion
+		}
+		return fixtures.ProbeInitCapabilities, ""
+	case "tools/call":
+		return l.callKind(params), ""
+	case "tools/list":
+		var p struct {
+			Cursor json.RawMessage `json:"cursor"`
+		}
+		if json.Unmarshal(params, &p) == nil && len(p.Cursor) > 0 && string(p.Cursor) != "null" {
+			return fixtures.ProbeListCursor, ""
+		}
+		return "", ""
+	}
+	for _, prefix := range protocolMethods {
+		if strings.HasPrefix(method, prefix) {
+			return "", ""
+		}
+	}
+	return fixtures.ProbeUnknownMethod, ""
+}
+
+// callKind puts an unrecorded tools/call in its kind.
+func (l *lacks) callKind(params json.RawMessage) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return fixtures.ProbeBadParams
+	}
+	var name string
+	if json.Unmarshal(p["name"], &name) != nil {
+		return fixtures.ProbeBadParams
+	}
+	args := map[string]json.RawMessage{}
+	if raw := bytes.TrimSpace(p["arguments"]); len(raw) > 0 && string(raw) != "null" && json.Unmarshal(raw, &args) != nil {
+		return fixtures.ProbeBadParams
+	}
+	required, listed := l.tools[name]
+	if !listed {
+		return fixtures.ProbeUnknownTool
+	}
+	for _, r := range required {
+		if _, ok := args[r]; !ok {
+			return fixtures.ProbeMissingArguments
+		}
+	}
+	return ""
+}
+
+// lackRequest names a lack kind as reports do.
+func lackRequest(kind string) string {
+	for _, k := range fixtures.LackKinds() {
+		if k.ID == kind {
+			return k.Request
+		}
+	}
+	return kind
+}
+
+// lackKey is the key of a lack probe among a fixture's probes.
+func lackKey(kind, version string) string {
+	if kind == fixtures.ProbeInitVersion {
+		return kind + " " + version
+	}
+	return kind
+}
+
+// lackText ends the report's text of an unrecorded request: how it was
+// answered, or what the recording could not tell.
+func lackText(kind, answered string) string {
+	switch {
+	case answered != "":
+		return "; answered as the live server answered " + answered
+	case kind != "":
+		return "; the recording holds no answer of the live server to " + lackRequest(kind) + " (recorded without that probe)"
+	}
+	return ""
+}
