@@ -44,5 +44,5 @@ func Example() {
 	// Output:
 	// Bonjour 🙂 — parité
 	// weather answered with an error: true
-	// the test fails: unmatched: replay: unmatched tools/call "weather": closest recorded interaction is #7 tools/call "image", differing at params.name
+	// the test fails: unmatched: replay: unmatched tools/call "weather": closest recorded interaction is #7 tools/call "image", differing at params.name; answered as the live server answered a tools/call of a tool the server does not list
 }
