@@ -329,3 +329,41 @@ func recordedInit(t *testing.T, fx *fixtures.Fixture) []byte {
 	t.Fatal("the recording holds no initialize")
 	return nil
 }
+
+// TestNoToolProbes: left out, the tool probe is not sent (the tool's
+// handler never runs), and the replay says what it could not learn.
+func TestNoToolProbes(t *testing.T) {
+	t.Setenv("MCPPARITY_RECORDER_TEST_ROLE", "stdio-server")
+	command := os.Args[0] + " -test.run=^$"
+	ctx := context.Background()
+	lines, err := recorder.Requests(ctx, command,
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"rec","version":"1"}}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		[]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes, err := recorder.ProbeStdio(ctx, command, lines, recorder.ProbeOptions{NoToolCalls: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range probes {
+		if p.Kind == fixtures.ProbeMissingArguments {
+			t.Fatalf("a %s probe was sent", p.Kind)
+		}
+	}
+	fx, err := recorder.Build(recorder.Recording{Transport: fixtures.TransportStdio, Lines: lines, Probes: probes}, recorder.Config{Name: "no-tool-probes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := string(recordedInit(t, fx))
+	out, rep := replayStdio(t, fx, []string{init, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`})
+	if a := stdioAnswer(t, out, `"id":7`); a.Code != replay.CodeUnmatched {
+		t.Errorf("answer %+v, want the replay's own error %d", a, replay.CodeUnmatched)
+	}
+	if len(rep.Unmatched) != 1 || !strings.HasSuffix(rep.Unmatched[0].Message,
+		"; the recording holds no answer of the live server to a tools/call without the arguments its tool requires (recorded without that probe)") {
+		t.Errorf("report: %+v", rep.Unmatched)
+	}
+}
