@@ -121,13 +121,30 @@ func Requests(ctx context.Context, command string, lines ...[]byte) ([]fixtures.
 		<-ctx.Done()
 		outR.Close() // a server that never answers ends the scan
 	}()
+	// One writer, in order: a line after a request waits for its answer
+	// (a server that never reads blocks the writer only).
+	answered := make(chan struct{}, len(lines))
+	go func() {
+		for _, line := range lines {
+			if _, err := inW.Write(append(line, '\n')); err != nil {
+				return
+			}
+			if isRequest(line) {
+				select {
+				case <-answered:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
 	for _, line := range lines {
-		go func() { _, _ = inW.Write(append(line, '\n')) }()
 		if !isRequest(line) {
 			continue
 		}
 		for sc.Scan() && !isAnswer(sc.Bytes()) {
 		}
+		answered <- struct{}{}
 	}
 	inW.Close()
 	go func() { _, _ = io.Copy(io.Discard, outR) }()
