@@ -57,3 +57,35 @@ func TestCompareVolatile(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareProbeLinesByWhatTheyAre: a stdio probe's lines in another
+// order (a server's notification before or after its answer) are the same
+// recording; a probe's answer changed drifts, and so do the same values in
+// the same order laid out otherwise.
+func TestCompareProbeLinesByWhatTheyAre(t *testing.T) {
+	probe := func(lines ...string) []byte {
+		return []byte(`{"format":1,"probes":[{"kind":"unknown-method","lines":[` + strings.Join(lines, ",") + `]}]}`)
+	}
+	req := `{"dir":"send","message":{"jsonrpc":"2.0","id":2,"method":"mcpparity/unknown-method"}}`
+	note := `{"dir":"recv","message":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}`
+	answer := `{"dir":"recv","message":{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}}`
+	other := `{"dir":"recv","message":{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"nope"}}}`
+	stored := probe(req, note, answer)
+	for _, c := range []struct {
+		name    string
+		fresh   []byte
+		drifted bool
+	}{
+		{"reordered", probe(req, answer, note), false},
+		{"another answer", probe(req, note, other), true},
+		{"laid out otherwise", []byte(strings.ReplaceAll(string(stored), `,"lines"`, `, "lines"`)), true},
+	} {
+		d, err := record.Compare(stored, c.fresh, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Drifted() != c.drifted {
+			t.Errorf("%s: drifted %v, want %v:\n%s", c.name, d.Drifted(), c.drifted, d)
+		}
+	}
+}
