@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/mcpparity/mcpparity/fixtures"
 )
@@ -13,14 +14,26 @@ import (
 // put in a lack kind (fixtures.LackKinds) from them, and answered as the
 // server answered that kind's probe.
 type lacks struct {
+	once     sync.Once
+	msgs     []json.RawMessage   // read at the first unrecorded request
 	versions map[string]bool     // asked in recorded initializes
 	tools    map[string][]string // tool -> required arguments
 }
 
-// newLacks reads the recorded messages (each client message and answer).
+// newLacks keeps the recorded messages (each client message and answer),
+// read when an unrecorded request first needs them.
 func newLacks(msgs []json.RawMessage) *lacks {
-	l := &lacks{versions: map[string]bool{}, tools: map[string][]string{}}
-	for _, raw := range msgs {
+	return &lacks{msgs: msgs}
+}
+
+// load reads the recorded messages, once.
+func (l *lacks) load() {
+	l.once.Do(l.read)
+}
+
+func (l *lacks) read() {
+	l.versions, l.tools = map[string]bool{}, map[string][]string{}
+	for _, raw := range l.msgs {
 		var m struct {
 			Method string `json:"method"`
 			Params struct {
@@ -45,7 +58,7 @@ func newLacks(msgs []json.RawMessage) *lacks {
 			l.tools[t.Name] = t.InputSchema.Required
 		}
 	}
-	return l
+	l.msgs = nil
 }
 
 // protocolMethods are the prefixes of the protocol's methods: a server
@@ -58,6 +71,7 @@ var protocolMethods = []string{"tools/", "resources/", "prompts/", "completion/"
 // initialize-version the version asked; "" when the recording could not
 // have learned its answer (a call of a listed tool with other arguments).
 func (l *lacks) kindOf(method string, params json.RawMessage) (kind, version string) {
+	l.load()
 	switch method {
 	case "initialize":
 		var p struct {
@@ -120,6 +134,15 @@ func lackRequest(kind string) string {
 		}
 	}
 	return kind
+}
+
+// probeKey is the key of a probe among a fixture's probes: its kind, and
+// for initialize-version the version it asked for.
+func probeKey(p fixtures.Probe) string {
+	if p.Kind == fixtures.ProbeInitVersion {
+		return lackKey(p.Kind, p.AskedVersion())
+	}
+	return p.Kind
 }
 
 // lackKey is the key of a lack probe among a fixture's probes.

@@ -55,7 +55,7 @@ func buildProbes(e *engine, probes []fixtures.Probe) (*probeSet, error) {
 			return nil, fmt.Errorf("%s: probes[%d] (%s): %v", e.name, i, p.Kind, err)
 		}
 		if p.Kind != fixtures.ProbeNoStandaloneStream {
-			ps.byKind[lackKey(p.Kind, p.AskedVersion())] = pa
+			ps.byKind[probeKey(p)] = pa
 			continue
 		}
 		m, err := parseMessage(p.Request.Body)

@@ -403,10 +403,14 @@ func (s *stdioConn) unrecorded(in *incoming, tree any) error {
 	msg := s.e.unmatchedText(in.Method, tree)
 	kind, version := s.ix.lacks.kindOf(in.Method, in.Params)
 	sp := s.ix.probes[lackKey(kind, version)]
-	if sp == nil || kind == "" || len(sp.answers) != 1 {
+	var answer *message
+	if sp != nil && sp.lack != nil {
+		answer = sp.lackAnswer()
+	}
+	if answer == nil {
 		s.e.unmatched(in.Method, msg+lackText(kind, ""))
 		return s.write(nil, rpcError(in.ID, CodeUnmatched, msg))
 	}
 	s.e.unmatched(in.Method, msg+lackText(kind, sp.request))
-	return s.write(nil, sp.answers[0].withID(compactJSON(in.ID)))
+	return s.write(nil, answer.withID(compactJSON(in.ID)))
 }

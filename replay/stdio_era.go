@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/mcpparity/mcpparity/fixtures"
 )
@@ -13,6 +14,22 @@ type stdioProbe struct {
 	refused bool
 	reqID   []byte     // the probe request's id, replaced by the client's
 	answers []*message // the lines the server wrote
+	// lack is a probe of what a conversation lacks: its answer is read
+	// when an unrecorded request first needs it.
+	lack     *fixtures.Probe
+	lackOnce sync.Once
+	lackAns  *message
+}
+
+// lackAnswer is the line that answered a lack probe's request (nil when
+// the server wrote none).
+func (sp *stdioProbe) lackAnswer() *message {
+	sp.lackOnce.Do(func() {
+		if _, answer := sp.lack.LackRequest(); answer != nil {
+			sp.lackAns, _ = parseMessage(answer)
+		}
+	})
+	return sp.lackAns
 }
 
 func buildStdioProbes(e *engine, probes []fixtures.Probe) (map[string]*stdioProbe, error) {
@@ -20,18 +37,8 @@ func buildStdioProbes(e *engine, probes []fixtures.Probe) (map[string]*stdioProb
 	for i, p := range probes {
 		sp := &stdioProbe{request: p.ProbeRequest(), refused: p.Refused()}
 		if isLack(p.Kind) {
-			req, answer := p.LackRequest()
-			if answer != nil {
-				m, err := parseMessage(answer)
-				if err != nil {
-					return nil, fmt.Errorf("%s: probes[%d] (%s): answer: %v", e.name, i, p.Kind, err)
-				}
-				sp.answers = []*message{m}
-			}
-			if r, err := parseMessage(req); err == nil {
-				sp.reqID = r.id
-			}
-			out[lackKey(p.Kind, p.AskedVersion())] = sp
+			sp.lack = &probes[i]
+			out[probeKey(p)] = sp
 			continue
 		}
 		for j, l := range p.Lines {
