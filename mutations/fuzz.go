@@ -98,13 +98,16 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	if x.cancelled {
 		return &FuzzResult{Error: "cancelled"}
 	}
+	if code := x.exitCode(); code != 0 && code != 1 {
+		return &FuzzResult{Error: fmt.Sprintf("fuzz exit %d (it could not run): %s", code, tail(x.out, 400))}
+	}
 	var out fuzz.JSON
 	data, err := os.ReadFile(report)
 	if err == nil {
 		err = json.Unmarshal(data, &out)
 	}
-	if code := x.exitCode(); err != nil || code != 0 && code != 1 {
-		return &FuzzResult{Error: fmt.Sprintf("fuzz exit %d: %v: %s", code, err, tail(x.out, 400))}
+	if err != nil {
+		return &FuzzResult{Error: fmt.Sprintf("fuzz exit %d without a readable JSON report (%v): %s", x.exitCode(), err, tail(x.out, 400))}
 	}
 	fr := &FuzzResult{Sequences: out.Sequences}
 	if f := out.Finding; f != nil {

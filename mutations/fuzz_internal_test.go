@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
@@ -46,5 +47,27 @@ exit 1
 		if f == nil || f.Found != c.found || f.UnmutatedToo != c.shared || f.Error != "" {
 			t.Errorf("unmutated exit %s: %+v, want found %v, shared %v", c.exit, f, c.found, c.shared)
 		}
+	}
+}
+
+// TestFuzzCouldNotRun: a fuzz that exits 2 (a target that does not
+// start) is said with its output, not as a JSON error of the report it
+// never wrote.
+func TestFuzzCouldNotRun(t *testing.T) {
+	dir := t.TempDir()
+	harness := filepath.Join(dir, "harness")
+	script := "#!/bin/sh\necho 'mcpparity fuzz: target cmd:./port: not started' >&2\nexit 2\n"
+	if err := os.WriteFile(harness, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRunner(Config{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := fuzzTarget{harness: harness, dir: dir, file: "t.yaml"}
+	f := r.fuzzOne(context.Background(), FuzzConfig{Duration: 1}, target, t.TempDir())
+	if f.Error == "" || !strings.Contains(f.Error, "fuzz exit 2 (it could not run)") ||
+		!strings.Contains(f.Error, "target cmd:./port: not started") || strings.Contains(f.Error, "JSON") {
+		t.Errorf("error %q, want the exit and the harness's own words", f.Error)
 	}
 }
