@@ -31,7 +31,7 @@ type lackProbe struct {
 	session bool // sent in an initialized session, not as its handshake
 }
 
-// lackProbes are the requests of the lack kinds (fixtures.LackKinds) for
+// lackProbes are the requests of the lack kinds (fixtures.IsLack) for
 // a client whose initialize was init, against a server whose tools were
 // listed in answers: the requests of a session, then the initializes.
 func lackProbes(init []byte, answers []json.RawMessage, opts ProbeOptions) []lackProbe {
@@ -63,24 +63,9 @@ func lackProbes(init []byte, answers []json.RawMessage, opts ProbeOptions) []lac
 // among answers whose input schema requires a property ("" for none).
 func toolWithRequired(answers []json.RawMessage) string {
 	var names []string
-	for _, a := range answers {
-		var m struct {
-			Result struct {
-				Tools []struct {
-					Name        string `json:"name"`
-					InputSchema struct {
-						Required []string `json:"required"`
-					} `json:"inputSchema"`
-				} `json:"tools"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(a, &m) != nil {
-			continue
-		}
-		for _, t := range m.Result.Tools {
-			if len(t.InputSchema.Required) > 0 && t.Name != "" {
-				names = append(names, t.Name)
-			}
+	for name, required := range fixtures.ListedTools(answers) {
+		if len(required) > 0 && name != "" {
+			names = append(names, name)
 		}
 	}
 	sort.Strings(names)

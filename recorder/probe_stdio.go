@@ -24,7 +24,7 @@ const stdioProbeTimeout = time.Minute
 // client's capabilities. Each process gets one line and is ended once it
 // answered (at most stdioProbeTimeout); what it wrote is kept. Then, when
 // the recording holds a handshake, the requests of the lack kinds
-// (fixtures.LackKinds), each to a process of its own. Only a server that
+// (fixtures.IsLack), each to a process of its own. Only a server that
 // cannot be started is an error.
 func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line, opts ProbeOptions) ([]fixtures.Probe, error) {
 	type stdioProbe struct {

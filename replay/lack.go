@@ -11,7 +11,7 @@ import (
 
 // lacks is what a recording says of its server beyond its conversation:
 // the versions its clients asked for, the tools it listed with their required arguments. An unrecorded request is
-// put in a lack kind (fixtures.LackKinds) from them, and answered as the
+// put in a lack kind (fixtures.IsLack) from them, and answered as the
 // server answered that kind's probe.
 type lacks struct {
 	once     sync.Once
@@ -32,30 +32,16 @@ func (l *lacks) load() {
 }
 
 func (l *lacks) read() {
-	l.versions, l.tools = map[string]bool{}, map[string][]string{}
+	l.versions, l.tools = map[string]bool{}, fixtures.ListedTools(l.msgs)
 	for _, raw := range l.msgs {
 		var m struct {
 			Method string `json:"method"`
 			Params struct {
 				ProtocolVersion string `json:"protocolVersion"`
 			} `json:"params"`
-			Result struct {
-				Tools []struct {
-					Name        string `json:"name"`
-					InputSchema struct {
-						Required []string `json:"required"`
-					} `json:"inputSchema"`
-				} `json:"tools"`
-			} `json:"result"`
 		}
-		if json.Unmarshal(raw, &m) != nil {
-			continue
-		}
-		if m.Method == "initialize" && m.Params.ProtocolVersion != "" {
+		if json.Unmarshal(raw, &m) == nil && m.Method == "initialize" && m.Params.ProtocolVersion != "" {
 			l.versions[m.Params.ProtocolVersion] = true
-		}
-		for _, t := range m.Result.Tools {
-			l.tools[t.Name] = t.InputSchema.Required
 		}
 	}
 	l.msgs = nil
@@ -126,16 +112,6 @@ func (l *lacks) callKind(params json.RawMessage) string {
 	return ""
 }
 
-// lackRequest names a lack kind as reports do.
-func lackRequest(kind string) string {
-	for _, k := range fixtures.LackKinds() {
-		if k.ID == kind {
-			return k.Request
-		}
-	}
-	return kind
-}
-
 // probeKey is the key of a probe among a fixture's probes: its kind, and
 // for initialize-version the version it asked for.
 func probeKey(p fixtures.Probe) string {
@@ -160,7 +136,7 @@ func lackText(kind, answered string) string {
 	case answered != "":
 		return "; answered as the live server answered " + answered
 	case kind != "":
-		return "; the recording holds no answer of the live server to " + lackRequest(kind) + " (recorded without that probe)"
+		return "; the recording holds no answer of the live server to " + fixtures.Probe{Kind: kind}.ProbeRequest() + " (recorded without that probe)"
 	}
 	return ""
 }

@@ -36,7 +36,7 @@ func buildStdioProbes(e *engine, probes []fixtures.Probe) (map[string]*stdioProb
 	out := map[string]*stdioProbe{}
 	for i, p := range probes {
 		sp := &stdioProbe{request: p.ProbeRequest(), refused: p.Refused()}
-		if isLack(p.Kind) {
+		if fixtures.IsLack(p.Kind) {
 			sp.lack = &probes[i]
 			out[probeKey(p)] = sp
 			continue
@@ -139,14 +139,4 @@ func (s *stdioConn) takeFor(key string) *interaction {
 func (s *stdioConn) setProc(p int) {
 	s.proc = p
 	s.e.serve(p)
-}
-
-// isLack reports whether kind stands for requests a conversation lacks.
-func isLack(kind string) bool {
-	for _, k := range fixtures.LackKinds() {
-		if k.ID == kind {
-			return true
-		}
-	}
-	return false
 }
