@@ -3,6 +3,7 @@ package record_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,6 +80,41 @@ func TestCompareProbeLinesByWhatTheyAre(t *testing.T) {
 		{"reordered", probe(req, answer, note), false},
 		{"another answer", probe(req, note, other), true},
 		{"laid out otherwise", []byte(strings.ReplaceAll(string(stored), `,"lines"`, `, "lines"`)), true},
+	} {
+		d, err := record.Compare(stored, c.fresh, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Drifted() != c.drifted {
+			t.Errorf("%s: drifted %v, want %v:\n%s", c.name, d.Drifted(), c.drifted, d)
+		}
+	}
+}
+
+// TestCompareTimingBornProbes: a no-standalone-stream probe one recording
+// holds and the other does not is timing (a server writing on a timer
+// during a call or between two), and the probes after it are compared
+// with their own; any other probe missing, or answered otherwise, drifts.
+func TestCompareTimingBornProbes(t *testing.T) {
+	nss := func(id int) string {
+		return `{"kind":"no-standalone-stream","request":{"method":"POST","path":"/mcp","body":{"id":` + strconv.Itoa(id) + `,"method":"tools/call"}},"response":{"status":200}}`
+	}
+	lack := func(status int) string {
+		return `{"kind":"unknown-method","request":{"method":"POST","path":"/mcp","body":{"id":2,"method":"mcpparity/unknown-method"}},"response":{"status":` + strconv.Itoa(status) + `}}`
+	}
+	fx := func(probes ...string) []byte {
+		return []byte(`{"format":1,"probes":[` + strings.Join(probes, ",") + `]}`)
+	}
+	stored := fx(nss(3), nss(4), lack(400))
+	for _, c := range []struct {
+		name    string
+		fresh   []byte
+		drifted bool
+	}{
+		{"a trigger missing", fx(nss(4), lack(400)), false},
+		{"a trigger more", fx(nss(3), nss(4), nss(5), lack(400)), false},
+		{"a trigger missing, another probe answered otherwise", fx(nss(4), lack(200)), true},
+		{"another probe missing", fx(nss(3), nss(4)), true},
 	} {
 		d, err := record.Compare(stored, c.fresh, nil)
 		if err != nil {
