@@ -60,7 +60,7 @@ type Config struct {
 // not run (not a divergence): a target that misbehaves once started gives
 // observations that differ, never an error.
 func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observation, expects []*Observation, logs string, err error) {
-	tmp, err := os.MkdirTemp("", "mcpparity-"+s.Name+"-")
+	tmp, err := os.MkdirTemp(scratchRoot(), "mcpparity-"+s.Name+"-")
 	if err != nil {
 		return nil, nil, "", err
 	}
