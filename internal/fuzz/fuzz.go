@@ -121,68 +121,94 @@ func withDefaults(opt Options) Options {
 }
 
 // search runs sequences opt.Parallel at a time until one diverges, the
-// time is up or opt.Sequences were run. Of the divergences found at once,
-// the one of the lowest rank is kept.
-func search(ctx context.Context, r *Runner, opt Options) (*Report, *Finding, error) {
+// time is up or opt.Sequences were run. Once sequence k diverges, no later
+// one starts and those after k in flight are cut, but those before k run
+// to their end: the divergence kept is the one of the lowest rank, whatever
+// the order in which they ended.
+func search(ctx context.Context, r Judge, opt Options) (*Report, *Finding, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	rep := &Report{Seed: opt.Seed}
-	var (
-		mu      sync.Mutex
-		next    int
-		seed    = opt.Seed
-		found   *Finding
-		failure error
-		wg      sync.WaitGroup
-	)
-	take := func() (int, uint64, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if ctx.Err() != nil || opt.Sequences > 0 && next >= opt.Sequences {
-			return 0, 0, false
-		}
-		i, s := next, seed
-		next, seed = next+1, Next(seed)
-		return i, s, true
-	}
+	s := &searcher{opt: opt, seed: opt.Seed, rep: &Report{Seed: opt.Seed}, cancels: map[int]context.CancelFunc{}}
+	var wg sync.WaitGroup
 	for w := 0; w < opt.Parallel; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				i, s, ok := take()
+				i, seed, sctx, ok := s.take(ctx)
 				if !ok {
 					return
 				}
-				f, steps, err := runSequence(ctx, r, opt, i, s)
-				mu.Lock()
-				switch {
-				case errors.Is(err, errStopped):
-				case err != nil:
-					if failure == nil {
-						failure = fmt.Errorf("sequence %d (seed %d): %w", i, s, err)
-					}
+				f, steps, err := runSequence(sctx, r, opt, i, seed)
+				if s.done(i, seed, f, steps, err) {
 					stop()
-				default:
-					rep.Sequences++
-					rep.Steps += steps
-					if f != nil && (found == nil || f.Sequence < found.Sequence) {
-						found = f
-					}
-					if f != nil {
-						stop()
-					}
 				}
-				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return rep, found, failure
+	return s.rep, s.found, s.failure
+}
+
+// searcher is the shared state of a search's workers.
+type searcher struct {
+	opt     Options
+	mu      sync.Mutex
+	next    int
+	seed    uint64
+	rep     *Report
+	found   *Finding
+	failure error
+	cancels map[int]context.CancelFunc // the sequences in flight
+}
+
+// take hands out the next sequence and its context, unless the search is
+// over: its time is up, its count reached, or a sequence diverged.
+func (s *searcher) take(ctx context.Context) (int, uint64, context.Context, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ctx.Err() != nil || s.found != nil || s.failure != nil || s.opt.Sequences > 0 && s.next >= s.opt.Sequences {
+		return 0, 0, nil, false
+	}
+	i, seed := s.next, s.seed
+	s.next, s.seed = s.next+1, Next(s.seed)
+	sctx, cancel := context.WithCancel(ctx)
+	s.cancels[i] = cancel
+	return i, seed, sctx, true
+}
+
+// done records sequence i's outcome, and cuts the sequences in flight a
+// divergence makes useless. It reports whether the whole search must stop
+// (a side that could not run).
+func (s *searcher) done(i int, seed uint64, f *Finding, steps int, err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancels[i]()
+	delete(s.cancels, i)
+	switch {
+	case errors.Is(err, errStopped):
+	case err != nil:
+		if s.failure == nil {
+			s.failure = fmt.Errorf("sequence %d (seed %d): %w", i, seed, err)
+		}
+		return true
+	default:
+		s.rep.Sequences++
+		s.rep.Steps += steps
+		if f != nil && (s.found == nil || f.Sequence < s.found.Sequence) {
+			s.found = f
+			for j, cancel := range s.cancels {
+				if j > i {
+					cancel()
+				}
+			}
+		}
+	}
+	return false
 }
 
 // runSequence generates and runs sequence i from its seed.
-func runSequence(ctx context.Context, r *Runner, opt Options, i int, seed uint64) (*Finding, int, error) {
+func runSequence(ctx context.Context, r Judge, opt Options, i int, seed uint64) (*Finding, int, error) {
 	p, err := FromSeed(seed, opt.Steps, ScenarioName(seed))
 	if err != nil {
 		return nil, 0, err
