@@ -10,20 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcpparity/mcpparity/cmd/mcpparity/cli"
+	"github.com/mcpparity/mcpparity/internal/harnesstest"
 )
 
-// TestMain makes the test binary the harness when started with a
-// subcommand: record re-executes itself (os.Executable) as the stdio
-// recorder in front of each stdio server.
-func TestMain(m *testing.M) {
-	if code, ran := cli.RunIfSubcommand(os.Args[1:]); ran {
-		os.Exit(code)
-	}
-	goleak.VerifyTestMain(m)
-}
+// TestMain: record re-executes the test binary (os.Executable) as the
+// stdio recorder in front of each stdio server.
+func TestMain(m *testing.M) { harnesstest.Main(m) }
 
 // paths returns this folder (the suite), absolute, and the repository root.
 func paths(t *testing.T) (suiteDir, repo string) {
