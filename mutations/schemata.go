@@ -6,10 +6,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,7 +144,7 @@ func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 	if err != nil {
 		return nil, err
 	}
-	for _, dir := range sortedKeys(byDir) {
+	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
 		if err := s.genDir(root, dir, byDir[dir]); err != nil {
 			return nil, err
 		}
@@ -212,15 +214,6 @@ func (s *Schemata) genDir(root, dir string, ms []Mutant) error {
 			local[id] = true
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // dirPackage is the package name of the non-test files of dir.

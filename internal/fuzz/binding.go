@@ -1,6 +1,10 @@
 package fuzz
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // binding is what a configured server points at: a scenario server (its
 // url, or its command and args), a command that is not found, nothing, or
@@ -73,7 +77,7 @@ func (g *generator) binding(s *stream, save bool) binding {
 // specs lists the scenario servers reached by a command (stdio) or a url.
 func (g *generator) specs(stdio bool) []string {
 	var out []string
-	for _, name := range sortedKeys(g.sc.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(g.sc.Servers)) {
 		if k := g.m.kinds[name]; k != nil && k.stdio == stdio {
 			out = append(out, name)
 		}

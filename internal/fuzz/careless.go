@@ -1,6 +1,8 @@
 package fuzz
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -110,7 +112,7 @@ func (g *generator) carelessBlock(s *stream, nested bool) string {
 			return s.object([]member{{"uri", str()}, {oneOf(s, []string{"text", "blob"}), oneOf(s, []string{str(), `"aGk="`})}})
 		},
 	}
-	for _, f := range sortedKeys(fields) {
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
 		if !s.chance(35) {
 			continue
 		}

@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -38,7 +40,7 @@ func drawDisk(h *stream) disk {
 
 // text writes the servers of obj, names sorted, in the disk's form.
 func (d disk) text(obj map[string]any) string {
-	names := sortedKeys(obj)
+	names := slices.Sorted(maps.Keys(obj))
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, name := range names {

@@ -2,7 +2,8 @@ package fuzz
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -172,7 +173,7 @@ func caseVariant(h *stream, entry map[string]any) map[string]any {
 		return entry
 	}
 	other := map[string]string{"url": "URL", "command": "Command", "args": "ARGS", "env": "Env", "headers": "Headers"}
-	for _, k := range sortedKeys(entry) {
+	for _, k := range slices.Sorted(maps.Keys(entry)) {
 		if o, ok := other[k]; ok && h.chance(50) {
 			entry[o] = entry[k]
 			delete(entry, k)
@@ -199,14 +200,4 @@ func (g *generator) prelude(h *stream) {
 		g.add(suite.Step{Name: "test of an unknown name", Rules: []string{"C5.2", "P16.2"}, Method: "POST",
 			Path: "/api/mcp/test", Body: json.RawMessage(`{"name":"ghost"}`)})
 	}
-}
-
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/mcpparity/mcpparity/docs"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/docs"
 )
 
 var rulePattern = regexp.MustCompile(`^(C[1-8]|P1[0-7]|P[1-9])$`)

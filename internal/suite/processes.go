@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -108,8 +110,8 @@ func (r *running) waitStarted(ctx context.Context, want map[string]int) error {
 // waitReceived waits until each named replay has received the given
 // number of messages of each method.
 func (r *running) waitReceived(ctx context.Context, want map[string]map[string]int) error {
-	for _, name := range sortedKeys(want) {
-		for _, method := range sortedKeys(want[name]) {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		for _, method := range slices.Sorted(maps.Keys(want[name])) {
 			n := want[name][method]
 			err := waitUntil(ctx, r.waits.Started, map[string]int{name: n}, func(name string) (int, error) {
 				return r.receivedCount(name, method)
@@ -129,7 +131,7 @@ func (r *running) waitReceived(ctx context.Context, want map[string]map[string]i
 func waitUntil(ctx context.Context, bound time.Duration, want map[string]int, get func(string) (int, error), describe func(string, int) string) error {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	for _, name := range sortedKeys(want) {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		for {
 			got, err := get(name)
 			if err != nil {

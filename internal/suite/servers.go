@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -50,7 +52,7 @@ func startServers(s *Scenario, harness []string, workspace, reports string, wait
 			barriers[sv.Barrier]++
 		}
 	}
-	for _, name := range sortedKeys(s.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		sv := s.Servers[name]
 		faults, err := serverFaults(sv, barriers[sv.Barrier], reports, name)
 		if err == nil {
@@ -129,7 +131,7 @@ func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harne
 				argv = append(argv, "--later-fault", f)
 			}
 		}
-		for _, k := range sortedKeys(sv.RequireEnv) {
+		for _, k := range slices.Sorted(maps.Keys(sv.RequireEnv)) {
 			argv = append(argv, "--require-env", k+"="+sv.RequireEnv[k])
 		}
 		if sv.Grandchild {
@@ -212,7 +214,7 @@ func observeReport(rep replay.Report) replayObservation {
 func (r *running) observeReplays(ctx context.Context) (map[string]replayObservation, []string, error) {
 	out := map[string]replayObservation{}
 	var failures []string
-	for _, name := range sortedKeys(r.replays) {
+	for _, name := range slices.Sorted(maps.Keys(r.replays)) {
 		rep := r.replays[name].Report()
 		o := observeReport(rep)
 		o.Ended = &rep.Ended
@@ -221,7 +223,7 @@ func (r *running) observeReplays(ctx context.Context) (map[string]replayObservat
 			failures = append(failures, "replays: "+name+": refused: "+req)
 		}
 	}
-	for _, name := range sortedKeys(r.stdio) {
+	for _, name := range slices.Sorted(maps.Keys(r.stdio)) {
 		dir := r.stdio[name]
 		c, err := r.settleOne(ctx, name, r.waits.ReplaySettle)
 		if err != nil {

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -169,7 +171,7 @@ func inDirs(name string, dirs []string) bool {
 
 // checkFixtures reads every fixture the scenario replays.
 func (s *Scenario) checkFixtures() error {
-	for _, name := range sortedKeys(s.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		sv := s.Servers[name]
 		if sv.Replay == "" {
 			continue

@@ -8,7 +8,9 @@ package suite
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,7 +44,7 @@ func (e Env) launchers() string { return filepath.Join(e.Workspace, "bin") }
 // commands.
 func (e Env) ProcessVars() ([]string, error) {
 	var out []string
-	for _, k := range sortedKeys(e.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(e.Vars)) {
 		v := e.expand(e.Vars[k])
 		if k == "PATH" {
 			var err error

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 )
 
 // outputFiles are the report files of a command, named by their flag,
@@ -20,7 +21,7 @@ type outputFiles struct {
 // openFiles opens the files of paths (flag → path; empty paths skipped).
 func openFiles(paths map[string]string) (*outputFiles, error) {
 	o := &outputFiles{files: map[string]*os.File{}}
-	for _, name := range sortedNames(paths) {
+	for _, name := range slices.Sorted(maps.Keys(paths)) {
 		path := paths[name]
 		if path == "" {
 			continue
@@ -42,7 +43,7 @@ func openFiles(paths map[string]string) (*outputFiles, error) {
 // write writes each open file with its writer and closes it.
 func (o *outputFiles) write(writers map[string]func(io.Writer) error) error {
 	var errs []error
-	for _, name := range sortedNames(o.files) {
+	for _, name := range slices.Sorted(maps.Keys(o.files)) {
 		f := o.files[name]
 		err := writers[name](f)
 		if cerr := f.Close(); err == nil {
@@ -61,15 +62,6 @@ func (o *outputFiles) abort() {
 	for _, f := range o.files {
 		f.Close()
 	}
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // writeJSON writes v as indented JSON.
