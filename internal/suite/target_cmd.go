@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpparity/mcpparity/internal/procgroup"
 )
 
 // cmdTarget runs a command line with {addr}, {state}, {workspace}
@@ -38,8 +40,8 @@ func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	cmd.Env = append(os.Environ(), vars...)
 	logs := &capped{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = logs, logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithHarness(cmd.SysProcAttr)
+	procgroup.Own(cmd)
+	procgroup.DieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("target did not start: %w", err)
 	}
@@ -69,8 +71,7 @@ func (c *cmdInstance) Logs() string { return c.logs.String() }
 // Stop sends SIGTERM to the target's process group, then SIGKILL after a
 // grace period.
 func (c *cmdInstance) Stop(ctx context.Context) error {
-	pid := c.cmd.Process.Pid
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	procgroup.Signal(c.cmd, syscall.SIGTERM)
 	ctx, cancel := context.WithTimeout(ctx, stopGrace)
 	defer cancel()
 	select {
@@ -78,10 +79,10 @@ func (c *cmdInstance) Stop(ctx context.Context) error {
 		// What is left of its group (servers it started without a group
 		// of their own) got the SIGTERM too: they have the rest of the
 		// grace to end (a stdio replay writes its report then).
-		waitGroupGone(ctx, pid)
+		waitGroupGone(ctx, c.cmd.Process.Pid)
 	case <-ctx.Done():
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	procgroup.Signal(c.cmd, syscall.SIGKILL)
 	<-c.exited
 	return nil
 }
@@ -95,7 +96,7 @@ const stopGrace = 5 * time.Second
 func waitGroupGone(ctx context.Context, pgid int) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for groupAlive(pgid) {
+	for procgroup.Alive(pgid) {
 		select {
 		case <-tick.C:
 		case <-ctx.Done():

@@ -1,20 +1,15 @@
-package suite
+package procgroup
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
-// dieWithHarness makes a target started as a command get SIGKILL when the
-// harness dies, so that a killed check leaves no target behind.
-func dieWithHarness(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
-
-// groupAlive reports whether a process of the group pgid is alive (a zombie
-// is not: nobody may be left to reap it).
-func groupAlive(pgid int) bool {
+// Alive reports whether a process of the group pgid is alive (a zombie is
+// not: nobody may be left to reap it).
+func Alive(pgid int) bool {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, p := range stats {
 		b, err := os.ReadFile(p)
