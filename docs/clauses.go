@@ -5,7 +5,9 @@ package docs
 import (
 	"embed"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 )
 
 //go:embed rules.md contract.md
@@ -19,8 +21,11 @@ var SpecFiles = []string{"rules.md", "contract.md"}
 var clauseDef = regexp.MustCompile(`(?m)^- \*\*([A-Z][0-9]+\.[0-9]+)\*\*`)
 
 // Clauses lists the clause ids of the specification (rules.md, then
-// contract.md), in the order they are defined.
-func Clauses() []string {
+// contract.md), in the order they are defined; parsed once, when first
+// asked. The caller must not change the list.
+var Clauses = sync.OnceValue(clauses)
+
+func clauses() []string {
 	var out []string
 	for _, f := range SpecFiles {
 		b, err := spec.ReadFile(f)
@@ -38,4 +43,19 @@ func Clauses() []string {
 func Rule(clause string) string {
 	r, _, _ := strings.Cut(clause, ".")
 	return r
+}
+
+// Rules lists the rules that have clauses, in the order they are defined:
+// C1…C8, P1…P17, J1, T1, S1 (rules.md), then H1…H4 (contract.md). A rule
+// added to the documents with its clauses is known everywhere from here.
+var Rules = sync.OnceValue(rules)
+
+func rules() []string {
+	var out []string
+	for _, c := range Clauses() {
+		if r := Rule(c); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -10,10 +10,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/docs"
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -53,24 +55,31 @@ type ruleFile struct {
 	Mutants []Mutant `json:"mutants"`
 }
 
-// Rules lists every rule id of docs/rules.md, in order.
-func Rules() []string { return suite.PoolRules() }
+// Rules lists the rules of the configuration (C) and of the pool (P), in
+// the order docs/rules.md defines them: the rules the catalogue's mutants
+// cover. A rule added there with its clauses is one of them.
+func Rules() []string {
+	var out []string
+	for _, r := range docs.Rules() {
+		if r[0] == 'C' || r[0] == 'P' {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // ValidRule reports whether id is a rule of the specification: one of
 // Rules, or a rule of the JSON forms, time, shutdown or the contract (J1,
 // T1, S1, H1…H4), which a catalogue may also break.
 func ValidRule(id string) bool { return suite.IsSpecRule(id) }
 
-// ruleRank orders rule ids C1…C8 then P1…P17; unknown ids go last, by name.
+// ruleRank orders rule ids as the specification defines them (C1…C8,
+// P1…P17, …); unknown ids go last, by name.
 func ruleRank(id string) int {
-	if !ValidRule(id) {
-		return 1000
+	if i := slices.Index(docs.Rules(), id); i >= 0 {
+		return i
 	}
-	n, _ := strconv.Atoi(id[1:])
-	if id[0] == 'P' {
-		n += 100
-	}
-	return n
+	return 1000
 }
 
 // LoadCatalogue reads every *.json file of dir (in fsys) and returns the

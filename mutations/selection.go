@@ -40,8 +40,20 @@ func rulesInName(name string) []string {
 	return out
 }
 
-// ruleInText finds rule ids in comments and string literals.
-var ruleInText = regexp.MustCompile(`\b(C[1-8]|P1[0-7]|P[1-9])\b`)
+// ruleInText finds rule ids in comments and string literals: a word of
+// capital letters and digits, kept when it is a rule of the specification.
+var ruleInText = regexp.MustCompile(`\b([A-Z][0-9]+)\b`)
+
+// rulesInText are the rule ids text names.
+func rulesInText(text string) []string {
+	var out []string
+	for _, m := range ruleInText.FindAllStringSubmatch(text, -1) {
+		if ValidRule(m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
 
 // RuleTests maps each rule id to the top-level tests of the package in dir
 // that name it: in the test's name, its doc comment, a comment inside it, or
@@ -79,14 +91,14 @@ func RuleTests(dir string) (map[string][]string, error) {
 				add(id, test)
 			}
 			if fn.Doc != nil {
-				for _, m := range ruleInText.FindAllStringSubmatch(fn.Doc.Text(), -1) {
-					add(m[1], test)
+				for _, id := range rulesInText(fn.Doc.Text()) {
+					add(id, test)
 				}
 			}
 			for _, cg := range f.Comments {
 				if cg.Pos() >= fn.Pos() && cg.End() <= fn.End() {
-					for _, m := range ruleInText.FindAllStringSubmatch(cg.Text(), -1) {
-						add(m[1], test)
+					for _, id := range rulesInText(cg.Text()) {
+						add(id, test)
 					}
 				}
 			}
@@ -94,8 +106,8 @@ func RuleTests(dir string) (map[string][]string, error) {
 				ast.Inspect(fn.Body, func(n ast.Node) bool {
 					if bl, ok := n.(*ast.BasicLit); ok && bl.Kind == token.STRING {
 						if s, err := strconv.Unquote(bl.Value); err == nil && len(s) <= 80 {
-							for _, m := range ruleInText.FindAllStringSubmatch(s, -1) {
-								add(m[1], test)
+							for _, id := range rulesInText(s) {
+								add(id, test)
 							}
 						}
 					}

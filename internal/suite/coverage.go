@@ -2,54 +2,17 @@ package suite
 
 import (
 	"fmt"
-	"sync"
 
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mcpparity/mcpparity/docs"
 )
 
-var rulePattern = regexp.MustCompile(`^(C[1-8]|P1[0-7]|P[1-9])$`)
+func validClause(id string) bool { return slices.Contains(docs.Clauses(), id) }
 
-// isPoolRule reports whether id is a rule of docs/rules.md (C1…C8, P1…P17).
-func isPoolRule(id string) bool { return rulePattern.MatchString(id) }
-
-// clauses are the clause ids of the specification (docs/rules.md,
-// docs/contract.md), in order: what a step's rules name.
-var clauses = sync.OnceValue(docs.Clauses) // parsed when first asked, not at every start
-
-func validClause(id string) bool { return slices.Contains(clauses(), id) }
-
-// specRules lists every rule of the specification that has clauses, in
-// the order of docs/rules.md then docs/contract.md: C1…C8, P1…P17, J1, T1,
-// S1, H1…H4.
-func specRules() []string {
-	var out []string
-	for _, c := range clauses() {
-		if r := docs.Rule(c); !slices.Contains(out, r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// IsSpecRule reports whether id is one of SpecRules.
-func IsSpecRule(id string) bool { return slices.Contains(specRules(), id) }
-
-// PoolRules lists the rules of docs/rules.md in order: C1…C8, P1…P17.
-func PoolRules() []string {
-	var out []string
-	for i := 1; i <= 8; i++ {
-		out = append(out, "C"+strconv.Itoa(i))
-	}
-	for i := 1; i <= 17; i++ {
-		out = append(out, "P"+strconv.Itoa(i))
-	}
-	return out
-}
+// IsSpecRule reports whether id is a rule of the specification.
+func IsSpecRule(id string) bool { return slices.Contains(docs.Rules(), id) }
 
 // RuleScenarios names, for each clause and for each rule, the scenarios
 // with a step that tests it (a step of clause C4.2 tests rule C4), in the
@@ -107,7 +70,7 @@ func CoverageTable(scenarios []*Scenario) (string, error) {
 		"(`mcpparity mutate`).\n\n")
 	b.WriteString("| clause | scenario steps |\n|---|---|\n")
 	var missing []string
-	for _, r := range clauses() {
+	for _, r := range docs.Clauses() {
 		list := steps[r]
 		if len(list) == 0 {
 			missing = append(missing, r)
