@@ -2,7 +2,6 @@ package mutations
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -50,33 +50,9 @@ func (o suiteOutcome) summary() string {
 	return r.summary()
 }
 
-// checkReport is the part of check --json that the runner reads.
-type checkReport struct {
-	Results []struct {
-		Scenario string          `json:"scenario"`
-		Verdict  verdict.Verdict `json:"verdict"`
-		Diffs    []struct {
-			Path     string `json:"path"`
-			Want     string `json:"want"`
-			Got      string `json:"got"`
-			Accepted bool   `json:"accepted"`
-		} `json:"diffs"`
-		Error string `json:"error"`
-	} `json:"results"`
-}
-
-func readCheckReport(name string) (*checkReport, error) {
-	var rep checkReport
-	raw, err := os.ReadFile(name)
-	if err == nil {
-		err = json.Unmarshal(raw, &rep)
-	}
-	return &rep, err
-}
-
-// kill fills o with the first difference of a failing scenario; false
-// when there is none.
-func (rep *checkReport) kill(o *suiteOutcome) bool {
+// kill fills o with the first difference of a failing scenario of check's
+// report; false when there is none.
+func kill(rep *suite.Report, o *suiteOutcome) bool {
 	for _, res := range rep.Results {
 		if res.Verdict != verdict.Fail {
 			continue
@@ -95,11 +71,11 @@ func (rep *checkReport) kill(o *suiteOutcome) bool {
 
 // couldNotRun is the reason check gives for its exit 2: each scenario's
 // error, else the end of its output; first is the first of them.
-func (rep *checkReport) couldNotRun(code int, out string) (first, all string) {
+func couldNotRun(rep *suite.Report, code int, out string) (first, all string) {
 	var why []string
 	for _, res := range rep.Results {
 		if res.Verdict == "error" {
-			why = append(why, res.Scenario+": "+res.Error)
+			why = append(why, res.Scenario+": "+res.Err)
 		}
 	}
 	if len(why) == 0 {
@@ -187,14 +163,14 @@ func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 		o.Verdict, o.Error = verdict.Error, x.err.Error()
 		return o
 	}
-	rep, rerr := readCheckReport(report)
+	rep, rerr := suite.ReadJSON(report)
 	for _, res := range rep.Results {
 		o.Scenarios = append(o.Scenarios, res.Scenario)
 	}
 	switch {
 	case code == 0:
 		o.Verdict = verdict.Survived
-	case code == 1 && rep.kill(&o):
+	case code == 1 && kill(rep, &o):
 	case code == 1:
 		o.Verdict = verdict.Error
 		o.Error = "check exited 1 but its JSON names no failing scenario with a difference"
@@ -205,7 +181,7 @@ func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 	case r.inProcess && rerr != nil && crashOf(x.out) != "":
 		o.Verdict, o.Reason = verdict.Killed, reasonCrash+crashOf(x.out)
 	default:
-		first, all := rep.couldNotRun(code, x.out)
+		first, all := couldNotRun(rep, code, x.out)
 		o.Verdict, o.Reason, o.why = verdict.Killed, reasonCannotRun+first, all
 	}
 	return o

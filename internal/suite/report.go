@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -198,8 +199,9 @@ func WriteSideBySide(w io.Writer, a, b string, diffs []Diff) {
 	tw.Flush()
 }
 
-// jsonReport is the machine-readable form of a check (check --json).
-type jsonReport struct {
+// Report is the machine-readable form of a check (check --json): what
+// check writes and what reads a check run as a child (mutate).
+type Report struct {
 	Target  string   `json:"target"`
 	Results []Result `json:"results"`
 }
@@ -209,5 +211,15 @@ func WriteJSON(w io.Writer, target string, results []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(jsonReport{Target: target, Results: results})
+	return enc.Encode(Report{Target: target, Results: results})
+}
+
+// ReadJSON reads the report check --json wrote to the file name.
+func ReadJSON(name string) (*Report, error) {
+	var rep Report
+	raw, err := os.ReadFile(name)
+	if err == nil {
+		err = json.Unmarshal(raw, &rep)
+	}
+	return &rep, err
 }
