@@ -13,8 +13,8 @@ import (
 //go:embed rules.md contract.md
 var spec embed.FS
 
-// SpecFiles are the files whose clauses scenario steps name, in order.
-var SpecFiles = []string{"rules.md", "contract.md"}
+// specFiles are the files whose clauses scenario steps name, in order.
+var specFiles = []string{"rules.md", "contract.md"}
 
 // clauseDef is a clause's definition: a list item starting with its id in
 // bold, e.g. "- **C4.2** An empty name …".
@@ -27,7 +27,7 @@ var Clauses = sync.OnceValue(clauses)
 
 func clauses() []string {
 	var out []string
-	for _, f := range SpecFiles {
+	for _, f := range specFiles {
 		b, err := spec.ReadFile(f)
 		if err != nil {
 			panic(err) // embedded

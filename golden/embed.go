@@ -5,7 +5,7 @@ package golden
 
 import "embed"
 
-// Files holds the golden files (and this source file).
+// files holds the golden files (and this source file).
 //
 //go:embed *
-var Files embed.FS
+var files embed.FS

@@ -16,7 +16,7 @@ func Path(dir, scenario string) string {
 // file when dir is set, else the embedded one.
 func Read(dir, scenario string) ([]byte, error) {
 	if dir == "" {
-		return fs.ReadFile(Files, scenario+".golden")
+		return fs.ReadFile(files, scenario+".golden")
 	}
 	return os.ReadFile(Path(dir, scenario))
 }

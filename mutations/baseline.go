@@ -113,7 +113,7 @@ func (r *Runner) measure(ctx context.Context, scratch string, b *built, base *ba
 	}}
 	for p, bin := range b.tests {
 		t := &pkgTests{dir: filepath.Join(r.cfg.Root, filepath.FromSlash(p)), name: "./" + p}
-		if rt, err := RuleTests(t.dir); err == nil {
+		if rt, err := ruleTests(t.dir); err == nil {
 			t.ruleTests = rt
 		}
 		base.tests[p] = t
@@ -175,7 +175,7 @@ func (r *Runner) baselineTests(ctx context.Context, bin string, t *pkgTests) err
 // record adds the baselines to the report and says them.
 func (s *session) recordBaseline() {
 	base, rep, r := s.base, s.rep, s.r
-	rep.Baselines = append(rep.Baselines, Baseline{Name: "check", Seconds: SecondsOf(base.check), Timeout: SecondsOf(base.checkTimeout)})
+	rep.Baselines = append(rep.Baselines, Baseline{Name: "check", Seconds: secondsOf(base.check), Timeout: secondsOf(base.checkTimeout)})
 	var pkgs []string
 	for p := range base.tests {
 		pkgs = append(pkgs, p)
@@ -184,7 +184,7 @@ func (s *session) recordBaseline() {
 	var line strings.Builder
 	for _, p := range pkgs {
 		t := base.tests[p]
-		rep.Baselines = append(rep.Baselines, Baseline{Name: "tests " + t.name, Seconds: SecondsOf(t.run), Timeout: SecondsOf(t.timeout)})
+		rep.Baselines = append(rep.Baselines, Baseline{Name: "tests " + t.name, Seconds: secondsOf(t.run), Timeout: secondsOf(t.timeout)})
 		fmt.Fprintf(&line, "; tests %s %.1fs, timeout %.0fs", t.name, t.run.Seconds(), t.timeout.Seconds())
 	}
 	ff := "without --failfast (check does not offer it)"
@@ -193,7 +193,7 @@ func (s *session) recordBaseline() {
 	}
 	r.say("baseline: check %.1fs (%s), timeout %.0fs%s", base.check.Seconds(), ff, base.checkTimeout.Seconds(), line.String())
 	if base.cover != nil {
-		rep.Baselines = append(rep.Baselines, Baseline{Name: "coverage", Seconds: SecondsOf(base.coverTime)})
+		rep.Baselines = append(rep.Baselines, Baseline{Name: "coverage", Seconds: secondsOf(base.coverTime)})
 		r.say("coverage: every scenario and test alone, %.1fs: a mutant runs the ones that reach it", base.coverTime.Seconds())
 	}
 }

@@ -51,7 +51,7 @@ func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []Mutant, com
 	}
 	for round := 1; ; round++ {
 		sb.rounds = round
-		s, err := NewSchemata(r.cfg.Root, ms, skip)
+		s, err := newSchemata(r.cfg.Root, ms, skip)
 		if err != nil {
 			return nil, err
 		}

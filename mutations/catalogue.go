@@ -55,10 +55,10 @@ type ruleFile struct {
 	Mutants []Mutant `json:"mutants"`
 }
 
-// Rules lists the rules of the configuration (C) and of the pool (P), in
+// rules lists the rules of the configuration (C) and of the pool (P), in
 // the order docs/rules.md defines them: the rules the catalogue's mutants
 // cover. A rule added there with its clauses is one of them.
-func Rules() []string {
+func rules() []string {
 	var out []string
 	for _, r := range docs.Rules() {
 		if r[0] == 'C' || r[0] == 'P' {
@@ -68,10 +68,10 @@ func Rules() []string {
 	return out
 }
 
-// ValidRule reports whether id is a rule of the specification: one of
+// validRule reports whether id is a rule of the specification: one of
 // Rules, or a rule of the JSON forms, time, shutdown or the contract (J1,
 // T1, S1, H1…H4), which a catalogue may also break.
-func ValidRule(id string) bool { return suite.IsSpecRule(id) }
+func validRule(id string) bool { return suite.IsSpecRule(id) }
 
 // ruleRank orders rule ids as the specification defines them (C1…C8,
 // P1…P17, …); unknown ids go last, by name.
@@ -87,10 +87,10 @@ func ruleRank(id string) int {
 // data itself (ids, rules, fields); Resolve checks it against the sources.
 func LoadCatalogue(fsys fs.FS, dir string) ([]Mutant, error) { return loadCatalogue(fsys, dir, true) }
 
-// LoadTargetCatalogue reads the catalogue of a target of its own (a port
+// loadTargetCatalogue reads the catalogue of a target of its own (a port
 // in another language): files of any kind, relative to the target file's
 // folder.
-func LoadTargetCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
+func loadTargetCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
 	return loadCatalogue(fsys, dir, false)
 }
 
@@ -117,7 +117,7 @@ func loadCatalogue(fsys fs.FS, dir string, goFiles bool) ([]Mutant, error) {
 		if err := dec.Decode(&rf); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if !ValidRule(rf.Rule) {
+		if !validRule(rf.Rule) {
 			errs = append(errs, fmt.Errorf("%s: unknown rule %q", name, rf.Rule))
 			continue
 		}

@@ -43,7 +43,7 @@ func TestCatalogueCoversEveryRule(t *testing.T) {
 	for _, m := range ms {
 		count[m.Rule]++
 	}
-	for _, r := range Rules() {
+	for _, r := range rules() {
 		if count[r] < 2 {
 			t.Errorf("rule %s has %d mutant(s), want at least 2", r, count[r])
 		}

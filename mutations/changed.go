@@ -51,10 +51,10 @@ func RuleScenarios(root string) (map[string][]string, error) {
 	return suite.RuleScenarios(scenarios), nil
 }
 
-// RuleFiles are the files whose change concerns a rule: the files of its
+// ruleFiles are the files whose change concerns a rule: the files of its
 // mutants in all, its catalogue file (catalogueDir/<rule>.json), and its
 // scenarios' files (scenarios/<name>.json, golden/<name>.golden).
-func RuleFiles(rule string, all []Mutant, scenarios map[string][]string, catalogueDir string) map[string]bool {
+func ruleFiles(rule string, all []Mutant, scenarios map[string][]string, catalogueDir string) map[string]bool {
 	files := map[string]bool{path.Join(catalogueDir, rule+".json"): true}
 	for _, m := range all {
 		if m.Rule == rule {
@@ -80,7 +80,7 @@ func SelectChanged(ms, all []Mutant, changed []string, scenarios map[string][]st
 	for _, m := range ms {
 		c, ok := concerned[m.Rule]
 		if !ok {
-			for f := range RuleFiles(m.Rule, all, scenarios, catalogueDir) {
+			for f := range ruleFiles(m.Rule, all, scenarios, catalogueDir) {
 				if hit[f] {
 					c = true
 					break

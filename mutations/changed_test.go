@@ -92,7 +92,7 @@ func TestRealRuleScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rule := range Rules() {
+	for _, rule := range rules() {
 		if len(got[rule]) == 0 {
 			t.Errorf("%s: no scenario", rule)
 		}

@@ -416,14 +416,14 @@ func endToEndVerdicts(t *testing.T, rep *Report, ms []Mutant) {
 		reason, treason string
 	}
 	wants := map[string]want{
-		"killed":     {verdict.Killed, verdict.Killed, "01-add [0].body.sum", "TestAdd", BuildSchemata, "", ""},
-		"tests-only": {verdict.Survived, verdict.Killed, "", "TestGreeting", BuildSchemata, "", ""},
-		"timeout":    {verdict.Killed, verdict.Killed, "", "", BuildSchemata, ReasonTimeout, ReasonTimeout},
-		"crash":      {verdict.Killed, verdict.Killed, "", "TestAdd", BuildSchemata, "crash: panic: boom", ""},
-		"broken":     {verdict.NotViable, verdict.NotViable, "", "", BuildSchemata, "", ""},
-		"cannot-run": {verdict.Killed, verdict.Survived, "", "", BuildSchemata, "could not run: 01-add: target did not start", ""},
-		"tag":        {verdict.Killed, verdict.Survived, "02-encode [0].body", "", BuildOwn, "", ""},
-		"unseen":     {verdict.Survived, verdict.Survived, "", "", BuildSchemata, "", ""},
+		"killed":     {verdict.Killed, verdict.Killed, "01-add [0].body.sum", "TestAdd", buildSchemata, "", ""},
+		"tests-only": {verdict.Survived, verdict.Killed, "", "TestGreeting", buildSchemata, "", ""},
+		"timeout":    {verdict.Killed, verdict.Killed, "", "", buildSchemata, reasonTimeout, reasonTimeout},
+		"crash":      {verdict.Killed, verdict.Killed, "", "TestAdd", buildSchemata, "crash: panic: boom", ""},
+		"broken":     {verdict.NotViable, verdict.NotViable, "", "", buildSchemata, "", ""},
+		"cannot-run": {verdict.Killed, verdict.Survived, "", "", buildSchemata, "could not run: 01-add: target did not start", ""},
+		"tag":        {verdict.Killed, verdict.Survived, "02-encode [0].body", "", buildOwn, "", ""},
+		"unseen":     {verdict.Survived, verdict.Survived, "", "", buildSchemata, "", ""},
 	}
 	if len(rep.Results) != len(ms) {
 		t.Fatalf("%d results for %d mutants", len(rep.Results), len(ms))
@@ -545,7 +545,7 @@ func TestOwnBuildsAgree(t *testing.T) {
 		var b strings.Builder
 		for _, res := range rep.Results {
 			fmt.Fprintf(&b, "%s %s %s %s\n", res.ID, verdictText(res.Verdict, res.Reason), res.KilledBy, res.Tests.short())
-			if (res.Build == BuildOwn) != own {
+			if (res.Build == buildOwn) != own {
 				t.Errorf("%s: build %s", res.ID, res.Build)
 			}
 		}
@@ -785,7 +785,7 @@ func TestCatalogueJudgedByCheck(t *testing.T) {
 		if res.Verdict != verdict.Killed || res.Scenario == "" || res.Path == "" || res.Tests.Verdict != "" {
 			t.Errorf("%s: %s by %q (%s)", res.ID, res.Verdict, res.KilledBy, res.Error)
 		}
-		if (res.Build == BuildOwn) != (res.ID == "C1-enabled-omitempty") {
+		if (res.Build == buildOwn) != (res.ID == "C1-enabled-omitempty") {
 			t.Errorf("%s: build %s", res.ID, res.Build)
 		}
 		if res.ID == "P7-no-trim" && !strings.Contains(res.Got, "My_Server_") {

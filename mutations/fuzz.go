@@ -112,7 +112,7 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	fr := &FuzzResult{Sequences: out.Sequences}
 	if f := out.Finding; f != nil {
 		after, _ := time.ParseDuration(f.FoundAfter)
-		fr.Found, fr.Seed, fr.After = true, f.Seed, SecondsOf(after)
+		fr.Found, fr.Seed, fr.After = true, f.Seed, secondsOf(after)
 	}
 	return fr
 }
@@ -156,7 +156,7 @@ func (f *FuzzResult) summary() string {
 // the same binary without it, is unmutated). A result's Index -1 and ID
 // "" is the schemata without mutant.
 func refFuzzTarget(harness, dir string, res Result) (fuzzTarget, error) {
-	if res.Build == BuildOwn {
+	if res.Build == buildOwn {
 		return fuzzTarget{}, fmt.Errorf("built alone: not fuzzed (the schemata host the others)")
 	}
 	file := filepath.Join(dir, "fuzz-target-"+strconv.Itoa(res.Index)+".json")

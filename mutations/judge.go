@@ -33,7 +33,7 @@ type suiteOutcome struct {
 func (r *Result) setSuite(o suiteOutcome, d time.Duration) {
 	r.Verdict, r.Reason, r.KilledBy, r.Error = o.Verdict, o.Reason, o.KilledBy, o.Error
 	r.Scenario, r.Path, r.Want, r.Got = o.Scenario, o.Path, o.Want, o.Got
-	r.CheckTime += SecondsOf(d)
+	r.CheckTime += secondsOf(d)
 }
 
 // seen is what the run showed, to settle.
@@ -42,7 +42,7 @@ func (o suiteOutcome) seen() runSeen {
 	if detail == "" {
 		detail = o.summary()
 	}
-	return runSeen{passed: o.Verdict == verdict.Survived, timedOut: o.Reason == ReasonTimeout, detail: detail}
+	return runSeen{passed: o.Verdict == verdict.Survived, timedOut: o.Reason == reasonTimeout, detail: detail}
 }
 
 func (o suiteOutcome) summary() string {
@@ -155,7 +155,7 @@ func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, 
 func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 	var o suiteOutcome
 	if x.timedOut {
-		o.Verdict, o.Reason = verdict.Killed, ReasonTimeout
+		o.Verdict, o.Reason = verdict.Killed, reasonTimeout
 		return o
 	}
 	code := x.exitCode()
@@ -211,7 +211,7 @@ func (r *Runner) testPhases(ctx context.Context, bin string, p *pkgTests, phases
 		if run == "" {
 			t.Run = "(all)"
 		}
-		t.Time += SecondsOf(x.dur)
+		t.Time += secondsOf(x.dur)
 		if x.cancelled {
 			return false
 		}
@@ -230,7 +230,7 @@ func (r *Runner) testPhases(ctx context.Context, bin string, p *pkgTests, phases
 func testsFailed(x execResult, t *TestsResult) {
 	t.Verdict = verdict.Killed
 	if x.timedOut || strings.Contains(x.out, "panic: test timed out after") {
-		t.Reason = ReasonTimeout
+		t.Reason = reasonTimeout
 		return
 	}
 	t.Failed = failedTests(x.out)

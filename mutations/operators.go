@@ -16,24 +16,24 @@ import (
 
 // Operator kinds.
 const (
-	OpNegate      = "negate"       // == ↔ !=
-	OpBoundary    = "boundary"     // < ↔ <=, > ↔ >=
-	OpIntPlusOne  = "int+1"        // n → n+1
-	OpIntZero     = "int0"         // n → 0
-	OpEmptyString = "empty-string" // "…" → ""
-	OpRemoveCall  = "remove-call"  // f(…) statement removed
+	opNegate      = "negate"       // == ↔ !=
+	opBoundary    = "boundary"     // < ↔ <=, > ↔ >=
+	opIntPlusOne  = "int+1"        // n → n+1
+	opIntZero     = "int0"         // n → 0
+	opEmptyString = "empty-string" // "…" → ""
+	opRemoveCall  = "remove-call"  // f(…) statement removed
 )
 
 var swaps = map[token.Token]struct {
 	to   token.Token
 	kind string
 }{
-	token.EQL: {token.NEQ, OpNegate},
-	token.NEQ: {token.EQL, OpNegate},
-	token.LSS: {token.LEQ, OpBoundary},
-	token.LEQ: {token.LSS, OpBoundary},
-	token.GTR: {token.GEQ, OpBoundary},
-	token.GEQ: {token.GTR, OpBoundary},
+	token.EQL: {token.NEQ, opNegate},
+	token.NEQ: {token.EQL, opNegate},
+	token.LSS: {token.LEQ, opBoundary},
+	token.LEQ: {token.LSS, opBoundary},
+	token.GTR: {token.GEQ, opBoundary},
+	token.GEQ: {token.GTR, opBoundary},
 }
 
 // OperatorMutants generates operator mutants from the non-test Go files of
@@ -122,18 +122,18 @@ func fileOperatorMutants(rel string, src []byte) ([]Mutant, error) {
 					if err != nil {
 						return true
 					}
-					add(n.Pos(), n.Value, strconv.FormatInt(v+1, 10), OpIntPlusOne, scope)
+					add(n.Pos(), n.Value, strconv.FormatInt(v+1, 10), opIntPlusOne, scope)
 					if v != 0 {
-						add(n.Pos(), n.Value, "0", OpIntZero, scope)
+						add(n.Pos(), n.Value, "0", opIntZero, scope)
 					}
 				case token.STRING:
 					if s, err := strconv.Unquote(n.Value); err == nil && s != "" {
-						add(n.Pos(), n.Value, `""`, OpEmptyString, scope)
+						add(n.Pos(), n.Value, `""`, opEmptyString, scope)
 					}
 				}
 			case *ast.ExprStmt:
 				if _, ok := n.X.(*ast.CallExpr); ok {
-					add(n.Pos(), text(n), "", OpRemoveCall, scope)
+					add(n.Pos(), text(n), "", opRemoveCall, scope)
 				}
 			}
 			return true

@@ -21,17 +21,17 @@ const ReportVersion = 3
 
 // Builds of a mutant.
 const (
-	BuildSchemata = "schemata" // hosted by the one build of all mutants
-	BuildOwn      = "own"      // built alone (BuildNote says why)
-	BuildCopy     = "copy"     // a target of its own: a copy of its folder, built
+	buildSchemata = "schemata" // hosted by the one build of all mutants
+	buildOwn      = "own"      // built alone (BuildNote says why)
+	buildCopy     = "copy"     // a target of its own: a copy of its folder, built
 	// BuildSwitch (switch.go): a target of its own, its mutants compiled in.
 )
 
 // Seconds is a duration in seconds, rounded to the millisecond in JSON.
 type Seconds float64
 
-// SecondsOf converts d.
-func SecondsOf(d time.Duration) Seconds { return Seconds(d.Seconds()) }
+// secondsOf converts d.
+func secondsOf(d time.Duration) Seconds { return Seconds(d.Seconds()) }
 
 // MarshalJSON writes the value rounded to the millisecond.
 func (s Seconds) MarshalJSON() ([]byte, error) {
@@ -253,8 +253,8 @@ func (r *Report) WriteFile(name string) error {
 	return os.WriteFile(name, buf.Bytes(), 0o644)
 }
 
-// ReadReport reads a JSON report.
-func ReadReport(rd io.Reader) (*Report, error) {
+// readReport reads a JSON report.
+func readReport(rd io.Reader) (*Report, error) {
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	var r Report
@@ -274,7 +274,7 @@ func ReadReportFile(name string) (*Report, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := ReadReport(f)
+	r, err := readReport(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -292,7 +292,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "RULE\tMUTANT\tSUITE\tKILLED BY (SCENARIO PATH)\tIMPL TESTS\tTIME")
 	for _, res := range r.Results {
 		id := res.ID
-		if res.Build == BuildOwn {
+		if res.Build == buildOwn {
 			id += " [own build]"
 		}
 		tests := res.Tests
@@ -336,7 +336,7 @@ func (r *Report) writeSummaries(w io.Writer) {
 	}
 	own := 0
 	for _, res := range r.Results {
-		if res.Build == BuildOwn {
+		if res.Build == buildOwn {
 			own++
 		}
 	}
@@ -345,9 +345,9 @@ func (r *Report) writeSummaries(w io.Writer) {
 		base = append(base, fmt.Sprintf("%s %.1fs", b.Name, float64(b.Seconds)))
 	}
 	line := fmt.Sprintf("builds: %d in the schemata, %d own", len(r.Results)-own, own)
-	if r.Mode == ModeTarget {
+	if r.Mode == modeTarget {
 		line = fmt.Sprintf("builds: %d copies of the target", len(r.Results))
-		if len(r.Results) > 0 && r.Results[0].Build == BuildSwitch {
+		if len(r.Results) > 0 && r.Results[0].Build == buildSwitch {
 			line = "builds: none, the target's own build (mutants compiled in, selected by its switch)"
 		}
 	}
@@ -433,7 +433,7 @@ func (s Summary) counts(reasons []string) string {
 	n := map[string]int{}
 	for _, r := range reasons {
 		switch {
-		case r == ReasonTimeout:
+		case r == reasonTimeout:
 			n["by a timeout"]++
 		case strings.HasPrefix(r, reasonCrash):
 			n["by a crash"]++

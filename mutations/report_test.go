@@ -14,7 +14,7 @@ import (
 func syntheticMutants(n int) []Mutant {
 	ms := make([]Mutant, n)
 	for i := range ms {
-		ms[i] = Mutant{ID: fmt.Sprintf("m%02d", i), Rule: Rules()[i%len(Rules())]}
+		ms[i] = Mutant{ID: fmt.Sprintf("m%02d", i), Rule: rules()[i%len(rules())]}
 	}
 	Number(ms)
 	return ms
@@ -72,24 +72,24 @@ func sampleReport() *Report {
 		Started: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), Elapsed: 42.5,
 		Baselines: []Baseline{{Name: "build", Seconds: 3.2}, {Name: "check", Seconds: 1.5, Timeout: 34.5}, {Name: "tests ./impl", Seconds: 2.5, Timeout: 37.5}},
 		Results: []Result{
-			{Index: 0, ID: "P7-no-trim", Rule: "P7", File: "impl/names.go", Line: 16, Why: "trim", Build: BuildSchemata, Verdict: verdict.Killed,
+			{Index: 0, ID: "P7-no-trim", Rule: "P7", File: "impl/names.go", Line: 16, Why: "trim", Build: buildSchemata, Verdict: verdict.Killed,
 				KilledBy: "01-pure [0].body.tools[0].name", Scenario: "01-pure", Path: "[0].body.tools[0].name", Want: `"mcp__My_Server__audio"`, Got: `"mcp__My_Server___audio"`,
 				CheckTime: 1.1, Tests: TestsResult{Verdict: verdict.Killed, KilledBy: "TestP7_Names/P7_sanitize/__x__", Failed: []string{"TestP7_Names", "TestP7_Names/P7_sanitize/__x__"},
 					Filter: "^(TestP7_Names)$", Run: "^(TestP7_Names)$", Time: 0.4}, Time: 1.2},
-			{Index: 1, ID: "C1-enabled-omitempty", Rule: "C1", File: "impl/config.go", Line: 22, Why: "omitempty", Build: BuildOwn, BuildNote: "in a type declaration",
+			{Index: 1, ID: "C1-enabled-omitempty", Rule: "C1", File: "impl/config.go", Line: 22, Why: "omitempty", Build: buildOwn, BuildNote: "in a type declaration",
 				Verdict: verdict.Survived, CheckTime: 1.5, Tests: TestsResult{Verdict: verdict.Killed, KilledBy: "TestC1_X", Filter: "^(TestC1_Y)$", Run: "(all)", Time: 3}, Time: 6.5},
-			{Index: 2, ID: "P10-unbounded", Rule: "P10", File: "impl/call.go", Line: 37, Why: "bounded", Build: BuildSchemata, Verdict: verdict.Timeout,
+			{Index: 2, ID: "P10-unbounded", Rule: "P10", File: "impl/call.go", Line: 37, Why: "bounded", Build: buildSchemata, Verdict: verdict.Timeout,
 				Error: "past its bound of 35s, and so was the unmutated run", CheckTime: 35, Tests: TestsResult{Verdict: verdict.Killed, KilledBy: "TestP10_CallBounded", Time: 0.5}, Time: 35},
-			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: BuildSchemata, Verdict: verdict.NotViable,
+			{Index: 3, ID: "P12-min", Rule: "P12", File: "impl/flatten.go", Line: 55, Why: "min", Build: buildSchemata, Verdict: verdict.NotViable,
 				Error: "does not compile: x", Tests: TestsResult{Verdict: verdict.NotViable, Error: "does not compile: x"}},
-			{Index: 4, ID: "P14-unsorted", Rule: "P14", File: "impl/tools.go", Line: 91, Why: "sorted", Build: BuildSchemata, Verdict: verdict.NotCovered,
+			{Index: 4, ID: "P14-unsorted", Rule: "P14", File: "impl/tools.go", Line: 91, Why: "sorted", Build: buildSchemata, Verdict: verdict.NotCovered,
 				Tests: TestsResult{Verdict: verdict.Survived, Time: 2}, Time: 2},
-			{Index: 5, ID: "P3-unlock", Rule: "P3", File: "impl/pool.go", Line: 12, Why: "unlock", Build: BuildSchemata, Verdict: verdict.Killed,
+			{Index: 5, ID: "P3-unlock", Rule: "P3", File: "impl/pool.go", Line: 12, Why: "unlock", Build: buildSchemata, Verdict: verdict.Killed,
 				Reason: "crash: fatal error: sync: unlock of unlocked mutex", CheckTime: 0.5,
 				Tests: TestsResult{Verdict: verdict.Killed, Reason: "crash: fatal error: sync: unlock of unlocked mutex", Time: 0.3}, Time: 0.8},
-			{Index: 6, ID: "P4-spin", Rule: "P4", File: "impl/pool.go", Line: 40, Why: "spin", Build: BuildSchemata, Verdict: verdict.Killed,
-				Reason: ReasonTimeout, CheckTime: 40, Tests: TestsResult{Verdict: verdict.Killed, Reason: ReasonTimeout, Time: 40}, Time: 80},
-			{Index: 7, ID: "P5-port", Rule: "P5", File: "impl/pool.go", Line: 50, Why: "port", Build: BuildSchemata, Verdict: verdict.Error,
+			{Index: 6, ID: "P4-spin", Rule: "P4", File: "impl/pool.go", Line: 40, Why: "spin", Build: buildSchemata, Verdict: verdict.Killed,
+				Reason: reasonTimeout, CheckTime: 40, Tests: TestsResult{Verdict: verdict.Killed, Reason: reasonTimeout, Time: 40}, Time: 80},
+			{Index: 7, ID: "P5-port", Rule: "P5", File: "impl/pool.go", Line: 50, Why: "port", Build: buildSchemata, Verdict: verdict.Error,
 				Error: "check could not run (exit 2): 05-calls: address in use", CheckTime: 1, Tests: TestsResult{Verdict: verdict.Survived, Time: 2}, Time: 3},
 		},
 	}
@@ -103,7 +103,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if err := r.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadReport(bytes.NewReader(buf.Bytes()))
+	back, err := readReport(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +118,13 @@ func TestReportJSONRoundTrip(t *testing.T) {
 			t.Errorf("JSON lacks %s:\n%s", want, buf.String())
 		}
 	}
-	if _, err := ReadReport(strings.NewReader(`{"version":99}`)); err == nil {
+	if _, err := readReport(strings.NewReader(`{"version":99}`)); err == nil {
 		t.Error("version 99 accepted")
 	}
-	if _, err := ReadReport(strings.NewReader(`{"version":2}`)); err == nil {
+	if _, err := readReport(strings.NewReader(`{"version":2}`)); err == nil {
 		t.Error("version 2 accepted: its error verdicts mixed mutants that do not compile with crashes")
 	}
-	if _, err := ReadReport(strings.NewReader(`{"version":3,"extra":1}`)); err == nil {
+	if _, err := readReport(strings.NewReader(`{"version":3,"extra":1}`)); err == nil {
 		t.Error("unknown field accepted")
 	}
 }

@@ -118,7 +118,7 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 	bs, cov, err := r.build(ctx, tmp, ms)
 	if err == nil {
 		s.bins = &bs.built
-		s.rep.Baselines = append(s.rep.Baselines, Baseline{Name: "build", Seconds: SecondsOf(bs.dur)})
+		s.rep.Baselines = append(s.rep.Baselines, Baseline{Name: "build", Seconds: secondsOf(bs.dur)})
 		s.base, err = r.baseline(ctx, tmp, s.bins, cov, ms)
 	}
 	if err != nil {
@@ -192,7 +192,7 @@ func (p *reporter) emit(res Result) {
 // was cancelled.
 func (p *reporter) report(ctx context.Context, start time.Time) (*Report, error) {
 	rep := p.rep
-	rep.Elapsed = SecondsOf(time.Since(start))
+	rep.Elapsed = secondsOf(time.Since(start))
 	sortResults(rep.Results)
 	if ctx.Err() != nil {
 		rep.Interrupted = true
@@ -249,7 +249,7 @@ func (r *Runner) progress(done, total int, res Result) {
 		}
 	}
 	own := ""
-	if res.Build == BuildOwn {
+	if res.Build == buildOwn {
 		own = " [own build: " + firstLine(res.BuildNote) + "]"
 	}
 	fmt.Fprintf(r.cfg.Progress, "[%*d/%d] %-8s %-5s %s%s%s%s (%.1fs)\n", w, done, total,

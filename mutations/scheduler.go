@@ -28,10 +28,10 @@ const (
 // afterwards).
 func DefaultWorkers() int { return 4 * runtime.NumCPU() }
 
-// DefaultConfirmWorkers is the default number of mutants confirmed at
+// defaultConfirmWorkers is the default number of mutants confirmed at
 // once: a confirmation is mostly one scenario or one test, lighter than a
 // whole check, and few runs share the machine.
-func DefaultConfirmWorkers() int { return 2 * runtime.NumCPU() }
+func defaultConfirmWorkers() int { return 2 * runtime.NumCPU() }
 
 // limits are the pool sizes and the timeout rule of one run of mutants.
 type limits struct {
@@ -47,7 +47,7 @@ func newLimits(workers, confirmWorkers int, floor time.Duration, factor float64,
 		l.workers = DefaultWorkers()
 	}
 	if l.confirmWorkers <= 0 {
-		l.confirmWorkers = DefaultConfirmWorkers()
+		l.confirmWorkers = defaultConfirmWorkers()
 	}
 	if l.floor <= 0 {
 		l.floor = DefaultFloor

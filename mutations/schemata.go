@@ -131,10 +131,10 @@ func (p *pkgSrc) fresh(name string) string {
 	return name
 }
 
-// NewSchemata generates the schemata of ms (resolved mutants) under root,
+// newSchemata generates the schemata of ms (resolved mutants) under root,
 // leaving out the mutants of skip. Mutants it cannot host are in Own, those
 // that do not parse in Broken.
-func NewSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, error) {
+func newSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, error) {
 	s := &Schemata{
 		Files: map[string][]byte{}, IDs: map[string]int{}, Own: map[string]string{}, Broken: map[string]string{},
 		regions: map[string][]region{}, convertedBy: map[string][]string{}, specHosted: map[string][]string{},

@@ -307,7 +307,7 @@ func shapesSchemata(t *testing.T) (string, *Schemata) {
 	if err := Resolve(root, ms); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSchemata(root, ms, nil)
+	s, err := newSchemata(root, ms, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func rulesInName(name string) []string {
 		for j < len(name) && name[j] >= '0' && name[j] <= '9' {
 			j++
 		}
-		if id := name[i:j]; ValidRule(id) {
+		if id := name[i:j]; validRule(id) {
 			out = append(out, id)
 		}
 	}
@@ -48,18 +48,18 @@ var ruleInText = regexp.MustCompile(`\b([A-Z][0-9]+)\b`)
 func rulesInText(text string) []string {
 	var out []string
 	for _, m := range ruleInText.FindAllStringSubmatch(text, -1) {
-		if ValidRule(m[1]) {
+		if validRule(m[1]) {
 			out = append(out, m[1])
 		}
 	}
 	return out
 }
 
-// RuleTests maps each rule id to the top-level tests of the package in dir
+// ruleTests maps each rule id to the top-level tests of the package in dir
 // that name it: in the test's name, its doc comment, a comment inside it, or
 // a string literal inside it (a t.Run name, a table's rule field). Names are
 // sorted.
-func RuleTests(dir string) (map[string][]string, error) {
+func ruleTests(dir string) (map[string][]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {}
 	if err := os.WriteFile(filepath.Join(dir, "p_test.go"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := RuleTests(dir)
+	got, err := ruleTests(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestMain(m *testing.M) {}
 		"C5":  {"TestCalls"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("RuleTests = %v, want %v", got, want)
+		t.Errorf("ruleTests = %v, want %v", got, want)
 	}
 	f := runFilter([]string{"TestA", "TestB.x"})
 	re := regexp.MustCompile(f)

@@ -12,10 +12,10 @@ import (
 	"github.com/mcpparity/mcpparity/docs"
 )
 
-// BuildSwitch is the build of a mutant compiled into its target: none of
+// buildSwitch is the build of a mutant compiled into its target: none of
 // its own; the target's switch variable (docs/targets.md, section 6)
 // selects it in the one build of the target.
-const BuildSwitch = "switch"
+const buildSwitch = "switch"
 
 // switchEntry is one mutant of a switch catalogue: a JSON list in one
 // file, each mutant compiled into the target and selected by the value of
@@ -45,9 +45,9 @@ type SwitchCatalogue struct {
 	Notes map[string]string
 }
 
-// LoadSwitchCatalogue reads a switch catalogue (file, in fsys). A mutant's
+// loadSwitchCatalogue reads a switch catalogue (file, in fsys). A mutant's
 // Why is its description (an equivalent one's: why it is equivalent).
-func LoadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
+func loadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, err

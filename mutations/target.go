@@ -17,8 +17,8 @@ import (
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
-// ModeTarget is the mode of a run of a target's own mutants.
-const ModeTarget = "target"
+// modeTarget is the mode of a run of a target's own mutants.
+const modeTarget = "target"
 
 // TargetConfig tunes RunTarget.
 type TargetConfig struct {
@@ -82,7 +82,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &targetRun{reporter: reporter{r: r, n: len(ms), rep: &Report{Version: ReportVersion, Mode: ModeTarget,
+	t := &targetRun{reporter: reporter{r: r, n: len(ms), rep: &Report{Version: ReportVersion, Mode: modeTarget,
 		Selected: len(ms), Workers: r.cfg.Workers, Started: start.UTC().Truncate(time.Second)}},
 		cfg: cfg, tf: tf, sw: sw, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios),
 		kept: map[string]builtCopy{}}
@@ -125,11 +125,11 @@ func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, *SwitchC
 	var ms []Mutant
 	var sw *SwitchCatalogue
 	if tf.Mutants.Switch != "" {
-		if sw, err = LoadSwitchCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue); err == nil {
+		if sw, err = loadSwitchCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue); err == nil {
 			ms = sw.Mutants
 		}
 	} else {
-		ms, err = LoadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
+		ms, err = loadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
 	}
 	if err != nil {
 		return nil, nil, nil, err
@@ -210,8 +210,8 @@ func (t *targetRun) baseline(ctx context.Context) error {
 		return &BaselineError{What: "check of " + t.tf.Dir, Output: x.out, Err: fmt.Errorf("check of the unmutated target: %s %s%s", o.Verdict, o.KilledBy, o.Error)}
 	}
 	t.timeout = t.r.lim.timeout(check)
-	t.rep.Baselines = []Baseline{{Name: "build", Seconds: SecondsOf(build)},
-		{Name: "check", Seconds: SecondsOf(check), Timeout: SecondsOf(t.timeout)}}
+	t.rep.Baselines = []Baseline{{Name: "build", Seconds: secondsOf(build)},
+		{Name: "check", Seconds: secondsOf(check), Timeout: secondsOf(t.timeout)}}
 	t.r.say("baseline: build %.1fs, check %.1fs; timeout per check %.0fs", build.Seconds(), check.Seconds(), t.timeout.Seconds())
 	return nil
 }
@@ -219,9 +219,9 @@ func (t *targetRun) baseline(ctx context.Context) error {
 func (t *targetRun) trials(ms []Mutant) []trial {
 	ts := make([]trial, len(ms))
 	for i, m := range ms {
-		res := Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: BuildCopy}
+		res := Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: buildCopy}
 		if t.sw != nil {
-			res.Build, res.Note = BuildSwitch, t.sw.Notes[m.ID]
+			res.Build, res.Note = buildSwitch, t.sw.Notes[m.ID]
 		}
 		ts[i] = &targetTrial{t: t, m: m, res: res}
 	}
@@ -322,8 +322,8 @@ func (x *targetTrial) done(run, confirm time.Duration) {
 	} else {
 		x.c.remove()
 	}
-	x.res.ConfirmTime = SecondsOf(confirm)
-	x.res.Time = SecondsOf(run + confirm)
+	x.res.ConfirmTime = secondsOf(confirm)
+	x.res.Time = secondsOf(run + confirm)
 	x.t.emit(x.res)
 }
 

@@ -57,11 +57,11 @@ func (s *session) plan(bs *schemataBuild, ms []Mutant) []trial {
 	for i, m := range ms {
 		t := &mutantTrial{s: s, m: m, res: Result{
 			Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Operator: m.Operator,
-			Build: BuildSchemata,
+			Build: buildSchemata,
 		}}
 		ts[i] = t
 		if why, ok := bs.own[m.ID]; ok {
-			t.res.Build, t.res.BuildNote = BuildOwn, why
+			t.res.Build, t.res.BuildNote = buildOwn, why
 			t.own = &ownBuild{dir: filepath.Join(s.tmp, "own-"+strconv.Itoa(m.Index))}
 		}
 		if why, ok := bs.broken[m.ID]; ok {
@@ -141,8 +141,8 @@ func (t *mutantTrial) confirm(ctx context.Context, part int) bool {
 }
 
 func (t *mutantTrial) done(run, confirm time.Duration) {
-	t.res.ConfirmTime = SecondsOf(confirm)
-	t.res.Time = SecondsOf(run + confirm)
+	t.res.ConfirmTime = secondsOf(confirm)
+	t.res.Time = secondsOf(run + confirm)
 	if t.own != nil {
 		_ = os.RemoveAll(t.own.dir)
 	}
@@ -254,7 +254,7 @@ func (t *mutantTrial) confirmSuite(ctx context.Context, harness string) bool {
 		if x.cancelled {
 			return false
 		}
-		t.res.CheckTime += SecondsOf(x.dur)
+		t.res.CheckTime += secondsOf(x.dur)
 		if again.Verdict == verdict.Killed && again.Scenario != "" {
 			t.res.setSuite(again, 0)
 			return true
@@ -264,7 +264,7 @@ func (t *mutantTrial) confirmSuite(ctx context.Context, harness string) bool {
 	if x.cancelled {
 		return false
 	}
-	t.res.CheckTime += SecondsOf(x.dur)
+	t.res.CheckTime += secondsOf(x.dur)
 	if settled(o.Reason) {
 		var ok bool
 		if o, ok = t.settleSuite(ctx, scratch, o); !ok {
@@ -290,7 +290,7 @@ func (t *mutantTrial) checkAlone(ctx context.Context, scratch, harness string) (
 	run, _ := t.suiteFilter()
 	x, o := t.s.r.check(ctx, t.checkTimeout(), scratch, harness, t.m.ID, run, t.s.base.failfast, true)
 	if (o.Verdict == verdict.Error || strings.HasPrefix(o.Reason, reasonCannotRun)) && !x.cancelled {
-		t.res.CheckTime += SecondsOf(x.dur)
+		t.res.CheckTime += secondsOf(x.dur)
 		x, o = t.s.r.check(ctx, t.checkTimeout(), scratch, harness, t.m.ID, run, t.s.base.failfast, true)
 	}
 	return x, o
@@ -305,7 +305,7 @@ func (t *mutantTrial) settleSuite(ctx context.Context, scratch string, o suiteOu
 	if x.cancelled {
 		return o, false
 	}
-	t.res.CheckTime += SecondsOf(x.dur)
+	t.res.CheckTime += secondsOf(x.dur)
 	o.Verdict, o.Reason, o.Error = settle(o.Reason, o.seen(), u.seen(), bound)
 	return o, true
 }
@@ -380,7 +380,7 @@ func (t *mutantTrial) confirmTests(ctx context.Context, bin string) bool {
 	if !r.testPhases(ctx, bin, t.pkg, phases, t.m.ID, scratch, t.testsTimeout(), &again) {
 		return false
 	}
-	if again.Reason == ReasonTimeout && !t.settleTests(ctx, scratch, phases, &again) {
+	if again.Reason == reasonTimeout && !t.settleTests(ctx, scratch, phases, &again) {
 		return false
 	}
 	*tr = again
@@ -399,7 +399,7 @@ func (t *mutantTrial) settleTests(ctx context.Context, scratch string, phases []
 		return false
 	}
 	tr.Time += u.Time
-	unmutated := runSeen{passed: u.Verdict == verdict.Survived, timedOut: u.Reason == ReasonTimeout, detail: strings.TrimSpace(u.short() + " " + u.Error)}
-	tr.Verdict, tr.Reason, tr.Error = settle(ReasonTimeout, runSeen{timedOut: true}, unmutated, bound)
+	unmutated := runSeen{passed: u.Verdict == verdict.Survived, timedOut: u.Reason == reasonTimeout, detail: strings.TrimSpace(u.short() + " " + u.Error)}
+	tr.Verdict, tr.Reason, tr.Error = settle(reasonTimeout, runSeen{timedOut: true}, unmutated, bound)
 	return true
 }

@@ -11,9 +11,9 @@ import (
 
 // Reasons of a kill that names no difference.
 const (
-	// ReasonTimeout: the run went past its bound alone, while the
+	// reasonTimeout: the run went past its bound alone, while the
 	// unmutated run passes under the same bound: the mutant hangs it.
-	ReasonTimeout = "timeout"
+	reasonTimeout = "timeout"
 	// reasonCrash starts the reason of a run that died of a Go crash (an
 	// unrecovered panic, a fatal runtime error) in the mutated code.
 	reasonCrash = "crash: "
@@ -26,7 +26,7 @@ const (
 // settled reports whether a kill of that reason holds only once compared
 // with the unmutated run (settle).
 func settled(reason string) bool {
-	return reason == ReasonTimeout || strings.HasPrefix(reason, reasonCannotRun)
+	return reason == reasonTimeout || strings.HasPrefix(reason, reasonCannotRun)
 }
 
 var (

@@ -46,9 +46,9 @@ const (
 	DefaultShrinkRuns = 200
 )
 
-// Next is the seed of the sequence after the one of seed (a bijection of
+// next is the seed of the sequence after the one of seed (a bijection of
 // uint64: runs from different seeds do not repeat each other's sequences).
-func Next(seed uint64) uint64 { return seed*6364136223846793005 + 1442695040888963407 }
+func next(seed uint64) uint64 { return seed*6364136223846793005 + 1442695040888963407 }
 
 // Finding is a sequence on which the target diverged, shrunk.
 type Finding struct {
@@ -88,7 +88,7 @@ func Run(ctx context.Context, r *Runner, opt Options) (*Report, error) {
 	}
 	found.FoundAfter = rep.Elapsed
 	logf(opt.Log, "sequence %d (seed %d) differs, found after %v: %s", found.Sequence, found.Seed, found.FoundAfter, firstDiff(found.Outcome))
-	shrunk, out, runs, err := Shrink(ctx, r, found.Original, found.Outcome, opt.ShrinkRuns)
+	shrunk, out, runs, err := shrink(ctx, r, found.Original, found.Outcome, opt.ShrinkRuns)
 	if err != nil {
 		return rep, fmt.Errorf("shrinking: %w", err)
 	}
@@ -171,7 +171,7 @@ func (s *searcher) take(ctx context.Context) (int, uint64, context.Context, bool
 		return 0, 0, nil, false
 	}
 	i, seed := s.next, s.seed
-	s.next, s.seed = s.next+1, Next(s.seed)
+	s.next, s.seed = s.next+1, next(s.seed)
 	sctx, cancel := context.WithCancel(ctx)
 	s.cancels[i] = cancel
 	return i, seed, sctx, true
@@ -209,7 +209,7 @@ func (s *searcher) done(i int, seed uint64, f *Finding, steps int, err error) bo
 
 // runSequence generates and runs sequence i from its seed.
 func runSequence(ctx context.Context, r Judge, opt Options, i int, seed uint64) (*Finding, int, error) {
-	p, err := FromSeed(seed, opt.Steps, ScenarioName(seed))
+	p, err := fromSeed(seed, opt.Steps, ScenarioName(seed))
 	if err != nil {
 		return nil, 0, err
 	}

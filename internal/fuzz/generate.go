@@ -32,8 +32,8 @@ type generator struct {
 	faulty map[string]bool
 }
 
-// FromSeed generates a sequence of units (groups of steps) from seed.
-func FromSeed(seed uint64, units int, name string) (*Program, error) {
+// fromSeed generates a sequence of units (groups of steps) from seed.
+func fromSeed(seed uint64, units int, name string) (*Program, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x6d637070617269)) // "mcppari"
 	fresh := func(int) *stream { return &stream{rng: rng} }
 	p, err := generate(fresh, units, name)
@@ -43,8 +43,8 @@ func FromSeed(seed uint64, units int, name string) (*Program, error) {
 	return p, err
 }
 
-// FromChoices generates the sequence that choices describe.
-func FromChoices(c Choices, name string) (*Program, error) {
+// fromChoices generates the sequence that choices describe.
+func fromChoices(c Choices, name string) (*Program, error) {
 	c = c.clone()
 	parts := func(i int) *stream {
 		if i < 0 {

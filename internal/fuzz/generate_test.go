@@ -15,7 +15,7 @@ func generated(t *testing.T, n int) []*Program {
 	t.Helper()
 	var out []*Program
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		p, err := FromSeed(seed, DefaultSteps, ScenarioName(seed))
+		p, err := fromSeed(seed, DefaultSteps, ScenarioName(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,11 +37,11 @@ func scenarioJSON(t *testing.T, sc *suite.Scenario) string {
 // time, and the choices it recorded make it again.
 func TestGenerationIsReproducible(t *testing.T) {
 	for _, p := range generated(t, 60) {
-		again, err := FromSeed(p.Seed, DefaultSteps, p.Scenario.Name)
+		again, err := fromSeed(p.Seed, DefaultSteps, p.Scenario.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		replayed, err := FromChoices(p.Choices, p.Scenario.Name)
+		replayed, err := fromChoices(p.Choices, p.Scenario.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func TestSearchKeepsTheLowestRank(t *testing.T) {
 		seed := uint64(5)
 		for i := range 16 {
 			j.ranks[ScenarioName(seed)] = i
-			seed = Next(seed)
+			seed = next(seed)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		rep, found, err := search(ctx, j, Options{Seed: 5, Steps: 4, Parallel: parallel, Sequences: 16})

@@ -24,9 +24,9 @@ type shrinker struct {
 	seen   map[string]bool
 }
 
-// Shrink returns the smallest program found that still diverges, its
+// shrink returns the smallest program found that still diverges, its
 // outcome and the number of runs it took.
-func Shrink(ctx context.Context, j Judge, p *Program, out Outcome, budget int) (*Program, Outcome, int, error) {
+func shrink(ctx context.Context, j Judge, p *Program, out Outcome, budget int) (*Program, Outcome, int, error) {
 	s := &shrinker{ctx: ctx, judge: j, name: p.Scenario.Name, budget: budget, best: p, out: out, seen: map[string]bool{}}
 	s.seen[key(p)] = true
 	if err := s.truncate(); err != nil {
@@ -50,7 +50,7 @@ func (s *shrinker) try(c Choices) (bool, error) {
 	if s.runs >= s.budget {
 		return false, nil
 	}
-	p, err := FromChoices(c, s.name)
+	p, err := fromChoices(c, s.name)
 	if err != nil {
 		return false, err
 	}

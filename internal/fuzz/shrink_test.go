@@ -32,7 +32,7 @@ func (j *fakeJudge) Run(_ context.Context, sc *suite.Scenario) (Outcome, error) 
 func firstDiverging(t *testing.T, j *fakeJudge) (*Program, Outcome) {
 	t.Helper()
 	for seed := uint64(1); seed < 500; seed++ {
-		p, err := FromSeed(seed, DefaultSteps, ScenarioName(seed))
+		p, err := fromSeed(seed, DefaultSteps, ScenarioName(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func TestShrinkToTheStep(t *testing.T) {
 		j := &fakeJudge{bad: catalog}
 		p, out := firstDiverging(t, j)
 		j.runs = 0
-		shrunk, sout, runs, err := Shrink(context.Background(), j, p, out, DefaultShrinkRuns)
+		shrunk, sout, runs, err := shrink(context.Background(), j, p, out, DefaultShrinkRuns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestShrinkKeepsWhatMatters(t *testing.T) {
 	}
 	j := &fakeJudge{bad: saveURL}
 	p, out := firstDiverging(t, j)
-	shrunk, _, _, err := Shrink(context.Background(), j, p, out, DefaultShrinkRuns)
+	shrunk, _, _, err := shrink(context.Background(), j, p, out, DefaultShrinkRuns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestShrinkBudget(t *testing.T) {
 	j := &fakeJudge{bad: func(st suite.Step) bool { return st.Path == "/api/mcp" }}
 	p, out := firstDiverging(t, j)
 	j.runs = 0
-	if _, _, runs, err := Shrink(context.Background(), j, p, out, 3); err != nil || runs != 3 || j.runs != 3 {
+	if _, _, runs, err := shrink(context.Background(), j, p, out, 3); err != nil || runs != 3 || j.runs != 3 {
 		t.Errorf("budget 3: %d runs reported, %d made, %v", runs, j.runs, err)
 	}
 }

@@ -87,11 +87,11 @@ type JSON struct {
 	Sequences int          `json:"sequences"`
 	Steps     int          `json:"steps"`
 	Elapsed   string       `json:"elapsed"`
-	Finding   *JSONFinding `json:"finding,omitempty"`
+	Finding   *jsonFinding `json:"finding,omitempty"`
 }
 
-// JSONFinding is a finding in JSON.
-type JSONFinding struct {
+// jsonFinding is a finding in JSON.
+type jsonFinding struct {
 	Seed          uint64       `json:"seed"`
 	Sequence      int          `json:"sequence"`
 	OriginalSteps int          `json:"originalSteps"`
@@ -108,7 +108,7 @@ type JSONFinding struct {
 func JSONReport(target string, rep *Report, written *Written) JSON {
 	out := JSON{Target: target, Seed: rep.Seed, Sequences: rep.Sequences, Steps: rep.Steps, Elapsed: rep.Elapsed.String()}
 	if f := rep.Finding; f != nil {
-		out.Finding = &JSONFinding{Seed: f.Seed, Sequence: f.Sequence, OriginalSteps: len(f.Original.Scenario.Steps),
+		out.Finding = &jsonFinding{Seed: f.Seed, Sequence: f.Sequence, OriginalSteps: len(f.Original.Scenario.Steps),
 			Steps: len(f.Shrunk.Scenario.Steps), ShrinkRuns: f.ShrinkRuns, FoundAfter: f.FoundAfter.String(), Diffs: f.Outcome.Result.Diffs}
 		if written != nil {
 			out.Finding.Scenario, out.Finding.Golden = written.Scenario, written.Golden

@@ -9,14 +9,14 @@ import (
 
 // The outcomes a call of a script expects.
 const (
-	// ExpectResult: a result without isError.
-	ExpectResult = "result"
-	// ExpectToolError: a result with isError (how most SDKs report a
+	// expectResult: a result without isError.
+	expectResult = "result"
+	// expectToolError: a result with isError (how most SDKs report a
 	// tool that failed, and bad arguments).
-	ExpectToolError = "tool-error"
-	// ExpectRPCError: a JSON-RPC error answer; the pool retries it once
+	expectToolError = "tool-error"
+	// expectRPCError: a JSON-RPC error answer; the pool retries it once
 	// after reconnecting (P10.3), and both tries are recorded.
-	ExpectRPCError = "rpc-error"
+	expectRPCError = "rpc-error"
 	// ExpectUnknown: no client of the recording could call the tool.
 	expectUnknown = "unknown tool"
 )
@@ -42,9 +42,9 @@ type Call struct {
 func (c Call) expected() string {
 	switch {
 	case c.Fails:
-		return ExpectRPCError
+		return expectRPCError
 	case c.Expect == "":
-		return ExpectResult + " or " + ExpectToolError
+		return expectResult + " or " + expectToolError
 	}
 	return c.Expect
 }
@@ -52,7 +52,7 @@ func (c Call) expected() string {
 // accepts reports whether outcome is one the call expects.
 func (c Call) accepts(outcome string) bool {
 	if c.Expect == "" && !c.Fails {
-		return outcome == ExpectResult || outcome == ExpectToolError
+		return outcome == expectResult || outcome == expectToolError
 	}
 	return outcome == c.expected()
 }
@@ -64,10 +64,10 @@ func checkCalls(calls []Call) error {
 		switch {
 		case c.Tool == "":
 			return fmt.Errorf("calls[%d]: no tool", i)
-		case c.Expect != "" && c.Expect != ExpectResult && c.Expect != ExpectToolError && c.Expect != ExpectRPCError:
-			return fmt.Errorf("calls[%d] (%s): expect %q: want %q, %q or %q", i, c.Tool, c.Expect, ExpectResult, ExpectToolError, ExpectRPCError)
-		case c.Fails && c.Expect != "" && c.Expect != ExpectRPCError:
-			return fmt.Errorf("calls[%d] (%s): \"fails\": true is \"expect\": %q, not %q", i, c.Tool, ExpectRPCError, c.Expect)
+		case c.Expect != "" && c.Expect != expectResult && c.Expect != expectToolError && c.Expect != expectRPCError:
+			return fmt.Errorf("calls[%d] (%s): expect %q: want %q, %q or %q", i, c.Tool, c.Expect, expectResult, expectToolError, expectRPCError)
+		case c.Fails && c.Expect != "" && c.Expect != expectRPCError:
+			return fmt.Errorf("calls[%d] (%s): \"fails\": true is \"expect\": %q, not %q", i, c.Tool, expectRPCError, c.Expect)
 		}
 		for _, f := range c.Volatile {
 			if f == "" || strings.HasPrefix(f, ".") || strings.HasPrefix(f, "result.") {
@@ -84,9 +84,9 @@ func outcomeOf(output string) string {
 	case strings.HasPrefix(output, impl.UnknownToolPrefix):
 		return expectUnknown
 	case strings.HasPrefix(output, impl.CallErrorPrefix):
-		return ExpectRPCError
+		return expectRPCError
 	case strings.HasPrefix(output, impl.ToolErrorPrefix):
-		return ExpectToolError
+		return expectToolError
 	}
-	return ExpectResult
+	return expectResult
 }

@@ -11,20 +11,20 @@ import (
 // without one, any answer of the tool passes.
 func TestCallExpectations(t *testing.T) {
 	outputs := map[string]string{
-		ExpectResult:    "bonjour",
-		ExpectToolError: impl.ToolErrorPrefix + "the tool failed on purpose",
-		ExpectRPCError:  impl.CallErrorPrefix + `calling "tools/call": boom`,
+		expectResult:    "bonjour",
+		expectToolError: impl.ToolErrorPrefix + "the tool failed on purpose",
+		expectRPCError:  impl.CallErrorPrefix + `calling "tools/call": boom`,
 		expectUnknown:   impl.UnknownToolPrefix + "mcp__s__x",
 	}
 	cases := []struct {
 		call Call
 		want []string // outcomes accepted
 	}{
-		{Call{Tool: "t"}, []string{ExpectResult, ExpectToolError}},
-		{Call{Tool: "t", Expect: ExpectResult}, []string{ExpectResult}},
-		{Call{Tool: "t", Expect: ExpectToolError}, []string{ExpectToolError}},
-		{Call{Tool: "t", Expect: ExpectRPCError}, []string{ExpectRPCError}},
-		{Call{Tool: "t", Fails: true}, []string{ExpectRPCError}},
+		{Call{Tool: "t"}, []string{expectResult, expectToolError}},
+		{Call{Tool: "t", Expect: expectResult}, []string{expectResult}},
+		{Call{Tool: "t", Expect: expectToolError}, []string{expectToolError}},
+		{Call{Tool: "t", Expect: expectRPCError}, []string{expectRPCError}},
+		{Call{Tool: "t", Fails: true}, []string{expectRPCError}},
 	}
 	for _, c := range cases {
 		for outcome, out := range outputs {
@@ -41,9 +41,9 @@ func TestCallExpectations(t *testing.T) {
 		}
 	}
 	bad := map[string][]Call{
-		"no tool":          {{Expect: ExpectResult}},
+		"no tool":          {{Expect: expectResult}},
 		`expect "failure"`: {{Tool: "t", Expect: "failure"}},
-		`"fails": true is`: {{Tool: "t", Fails: true, Expect: ExpectToolError}},
+		`"fails": true is`: {{Tool: "t", Fails: true, Expect: expectToolError}},
 	}
 	for want, calls := range bad {
 		if err := checkCalls(calls); err == nil || !strings.Contains(err.Error(), want) {

@@ -40,7 +40,7 @@ func checkOne(ctx context.Context, dir, name string, secrets Secrets, harness []
 	c := Checked{Name: name}
 	script, err := ReadScript(dir, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		c.Err = errors.New("no call script " + ScriptPath(dir, name) + " (a new recording needs --upstream URL or --upstream-cmd CMD)")
+		c.Err = errors.New("no call script " + scriptPath(dir, name) + " (a new recording needs --upstream URL or --upstream-cmd CMD)")
 		return c
 	} else if err != nil {
 		c.Err = err
@@ -56,7 +56,7 @@ func checkOne(ctx context.Context, dir, name string, secrets Secrets, harness []
 		c.Err = err
 		return c
 	}
-	if err := RecordSuite(ctx, r, fresh, harness); err != nil {
+	if err := recordSuite(ctx, r, fresh, harness); err != nil {
 		c.Err = fmt.Errorf("recording it again: %w", err)
 		return c
 	}

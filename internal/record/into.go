@@ -54,7 +54,7 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 	if err := CheckName(r.Name); err != nil {
 		return nil, err
 	}
-	out := &Recorded{Fixture: filepath.Join(r.Dir, "fixtures", filepath.FromSlash(r.Fixture())), Script: ScriptPath(r.Dir, r.Name), Calls: len(r.Script.Calls)}
+	out := &Recorded{Fixture: filepath.Join(r.Dir, "fixtures", filepath.FromSlash(r.Fixture())), Script: scriptPath(r.Dir, r.Name), Calls: len(r.Script.Calls)}
 	path, exists, err := startingFile(r.Dir, r.Name)
 	if err != nil {
 		return nil, err
@@ -74,10 +74,10 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 	}
 	out.Manifest = fx.Manifest
 	out.SecretsReplaced = recorder.SecretsReplaced(fx)
-	if err := WriteScript(r.Dir, r.Name, &r.Script); err != nil {
+	if err := writeScript(r.Dir, r.Name, &r.Script); err != nil {
 		return nil, err
 	}
-	fresh, err := EncodeStartingScenario(r, fx)
+	fresh, err := encodeStartingScenario(r, fx)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func asWritten(r SuiteRecording, current []byte) bool {
 	if fx.Manifest.Transport == fixtures.TransportHTTP {
 		old.Script.Upstream = "http" // only its kind matters: the fixture's name
 	}
-	data, err := EncodeStartingScenario(old, fx)
+	data, err := encodeStartingScenario(old, fx)
 	return err == nil && bytes.Equal(data, current)
 }
 
@@ -148,7 +148,7 @@ func recordTo(ctx context.Context, r SuiteRecording, path string, harness []stri
 	}
 	defer os.RemoveAll(tmp)
 	fresh := filepath.Join(tmp, filepath.Base(path))
-	if err := RecordSuite(ctx, r, fresh, harness); err != nil {
+	if err := recordSuite(ctx, r, fresh, harness); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(fresh)

@@ -40,15 +40,15 @@ func modernCalls(ctx context.Context, cs *mcp.ClientSession, calls []Call) error
 	}
 	for _, c := range calls {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: orEmpty(c.Args)})
-		got := ExpectResult
+		got := expectResult
 		var rpcErr *jsonrpc.Error
 		switch {
 		case errors.As(err, &rpcErr):
-			got = ExpectRPCError
+			got = expectRPCError
 		case err != nil:
 			return fmt.Errorf("the client of the %s revision: call %s: %w", fixtures.ModernVersion, c.Tool, err)
 		case res.IsError:
-			got = ExpectToolError
+			got = expectToolError
 		}
 		if !c.accepts(got) {
 			return fmt.Errorf("the client of the %s revision: call %s: expected %s, got %s", fixtures.ModernVersion, c.Tool, c.expected(), got)

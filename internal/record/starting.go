@@ -32,7 +32,7 @@ func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*suite.Scenario, 
 	}
 	s := &suite.Scenario{
 		Description: fmt.Sprintf("%s, recorded over %s by mcpparity record, replayed: the status, its %d tool(s), then the %d call(s) of %s.",
-			fx.Manifest.Server, fx.Manifest.Transport, fx.Manifest.ToolCount, len(r.Script.Calls), filepath.Base(ScriptPath("", name))),
+			fx.Manifest.Server, fx.Manifest.Transport, fx.Manifest.ToolCount, len(r.Script.Calls), filepath.Base(scriptPath("", name))),
 		Servers: map[string]suite.ServerSpec{name: sv},
 		Seed:    rawSeed,
 		Steps: []suite.Step{
@@ -69,8 +69,8 @@ func orEmpty(args map[string]any) map[string]any {
 	return args
 }
 
-// EncodeStartingScenario is the starting scenario's file content.
-func EncodeStartingScenario(r SuiteRecording, fx *fixtures.Fixture) ([]byte, error) {
+// encodeStartingScenario is the starting scenario's file content.
+func encodeStartingScenario(r SuiteRecording, fx *fixtures.Fixture) ([]byte, error) {
 	s, err := StartingScenario(r, fx)
 	if err != nil {
 		return nil, err

@@ -90,15 +90,15 @@ func CheckName(name string) error {
 	return nil
 }
 
-// ScriptPath is the call script of a suite's recording.
-func ScriptPath(dir, name string) string {
+// scriptPath is the call script of a suite's recording.
+func scriptPath(dir, name string) string {
 	return filepath.Join(dir, "scenarios", "calls-"+name+".json")
 }
 
 // ReadScript reads the call script of a suite's recording (an error
 // matching fs.ErrNotExist when there is none).
 func ReadScript(dir, name string) (*SuiteScript, error) {
-	p := ScriptPath(dir, name)
+	p := scriptPath(dir, name)
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
@@ -125,8 +125,8 @@ func (s *SuiteScript) check() error {
 	return checkCalls(s.Calls)
 }
 
-// WriteScript writes the call script of a suite's recording.
-func WriteScript(dir, name string, s *SuiteScript) error {
+// writeScript writes the call script of a suite's recording.
+func writeScript(dir, name string, s *SuiteScript) error {
 	if s.Calls == nil {
 		s.Calls = []Call{}
 	}
@@ -137,7 +137,7 @@ func WriteScript(dir, name string, s *SuiteScript) error {
 	if err := enc.Encode(s); err != nil {
 		return err
 	}
-	return writeFile(ScriptPath(dir, name), buf.Bytes())
+	return writeFile(scriptPath(dir, name), buf.Bytes())
 }
 
 // Fixture is the fixture of a suite's recording, below fixtures/:
@@ -149,12 +149,12 @@ func (r SuiteRecording) Fixture() string {
 	return r.Name + "/stdio.json"
 }
 
-// RecordSuite drives the reference pool through the recording's script
+// recordSuite drives the reference pool through the recording's script
 // against its server (status, tools, then each call) and writes the
 // fixture, redacted and with its manifest, into path. harness is the
 // command line of this harness (the stdio recorder is its record
 // subcommand).
-func RecordSuite(ctx context.Context, r SuiteRecording, path string, harness []string) error {
+func recordSuite(ctx context.Context, r SuiteRecording, path string, harness []string) error {
 	if err := CheckName(r.Name); err != nil {
 		return err
 	}

@@ -15,16 +15,16 @@ func init() {
 	register("matrix", "run the scenarios against several implementations side by side (table, Markdown, HTML)", runMatrix)
 }
 
-// DefaultPortFile is the TypeScript port's target file, part of the
+// defaultPortFile is the TypeScript port's target file, part of the
 // default matrix when it is there.
-const DefaultPortFile = "ports/typescript/target.yaml"
+const defaultPortFile = "ports/typescript/target.yaml"
 
-// RustPortFile is the Rust port's target file, part of the default matrix
-// once the port is built (RustPortBinary is there: a checkout without
+// rustPortFile is the Rust port's target file, part of the default matrix
+// once the port is built (rustPortBinary is there: a checkout without
 // cargo has the file but no build).
 const (
-	RustPortFile   = "ports/rust/target.yaml"
-	RustPortBinary = "ports/rust/target/release/mcpparity-rust"
+	rustPortFile   = "ports/rust/target.yaml"
+	rustPortBinary = "ports/rust/target/release/mcpparity-rust"
 )
 
 // Port is a port of this repository: its target file and a file its build
@@ -33,14 +33,14 @@ type Port struct{ Name, TargetFile, Built string }
 
 // Ports are this repository's ports, as the tests gate them.
 var Ports = []Port{
-	{"typescript", DefaultPortFile, "ports/typescript/dist/main.js"},
-	{"rust", RustPortFile, RustPortBinary},
+	{"typescript", defaultPortFile, "ports/typescript/dist/main.js"},
+	{"rust", rustPortFile, rustPortBinary},
 }
 
 func runMatrix(ctx context.Context, c *call) int {
 	fs := c.flags("[--target T]... [--target-file F]... [--suite DIR]... [--no-builtin] [flags]", `
-The implementations are ref, `+DefaultPortFile+` (when it is there) and
-`+RustPortFile+` (once built), then every --target and --target-file, in
+The implementations are ref, `+defaultPortFile+` (when it is there) and
+`+rustPortFile+` (once built), then every --target and --target-file, in
 order; --no-defaults keeps only those. A target or file given twice is one
 column (NAME=SPEC names a column already there).
 exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not run`)
@@ -127,11 +127,11 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 	}
 	if !noDefaults {
 		add(matrixImpl{name: "ref", spec: "ref"})
-		if _, err := os.Stat(DefaultPortFile); err == nil {
-			add(matrixImpl{name: "typescript", file: DefaultPortFile})
+		if _, err := os.Stat(defaultPortFile); err == nil {
+			add(matrixImpl{name: "typescript", file: defaultPortFile})
 		}
-		if _, err := os.Stat(RustPortBinary); err == nil {
-			add(matrixImpl{name: "rust", file: RustPortFile})
+		if _, err := os.Stat(rustPortBinary); err == nil {
+			add(matrixImpl{name: "rust", file: rustPortFile})
 		}
 	}
 	for _, t := range targets {
