@@ -3,7 +3,7 @@ package record_test
 import (
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/harnesstest"
+	"github.com/mcpparity/mcpparity/cmd/mcpparity/harnesstest"
 )
 
 func TestMain(m *testing.M) { harnesstest.Main(m) }

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/harnesstest"
+	"github.com/mcpparity/mcpparity/cmd/mcpparity/harnesstest"
 )
 
 // TestMain: started as "serve-without-catalog …", the test binary is a

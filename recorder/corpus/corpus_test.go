@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpparity/mcpparity/cmd/mcpparity/cli"
-	"github.com/mcpparity/mcpparity/internal/harnesstest"
+	"github.com/mcpparity/mcpparity/cmd/mcpparity/harnesstest"
 )
 
 // TestMain: record re-executes the test binary (os.Executable) as the
