@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -22,7 +24,7 @@ type Runner struct {
 	// Ref and Target are the configurations of the two runs (Ref.Target
 	// is the embedded reference).
 	Ref, Target suite.Config
-	Deviations  []suite.Deviation
+	Deviations  []compare.Deviation
 }
 
 // Outcome is one scenario run on both sides.
@@ -71,8 +73,8 @@ func (r *Runner) reference(ctx context.Context, sc *suite.Scenario) ([]byte, err
 }
 
 // Differences are the target's differences no deviation accepts.
-func (o Outcome) Differences() []suite.Diff {
-	var out []suite.Diff
+func (o Outcome) Differences() []compare.Diff {
+	var out []compare.Diff
 	for _, d := range o.Result.Diffs {
 		if !d.Accepted {
 			out = append(out, d)

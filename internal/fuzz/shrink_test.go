@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -20,8 +22,8 @@ func (j *fakeJudge) Run(_ context.Context, sc *suite.Scenario) (Outcome, error) 
 	j.runs++
 	for i, st := range sc.Steps {
 		if j.bad(st) {
-			d := suite.Diff{Path: fmt.Sprintf("[%d].status", i), Step: st.Name, Want: "200", Got: "500"}
-			return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Fail, Diffs: []suite.Diff{d}}}, nil
+			d := compare.Diff{Path: fmt.Sprintf("[%d].status", i), Step: st.Name, Want: "200", Got: "500"}
+			return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Fail, Diffs: []compare.Diff{d}}}, nil
 		}
 	}
 	return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Pass}}, nil

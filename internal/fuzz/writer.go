@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -92,15 +94,15 @@ type JSON struct {
 
 // jsonFinding is a finding in JSON.
 type jsonFinding struct {
-	Seed          uint64       `json:"seed"`
-	Sequence      int          `json:"sequence"`
-	OriginalSteps int          `json:"originalSteps"`
-	Steps         int          `json:"steps"`
-	ShrinkRuns    int          `json:"shrinkRuns"`
-	FoundAfter    string       `json:"foundAfter"`
-	Scenario      string       `json:"scenario,omitempty"`
-	Golden        string       `json:"golden,omitempty"`
-	Diffs         []suite.Diff `json:"diffs"`
+	Seed          uint64         `json:"seed"`
+	Sequence      int            `json:"sequence"`
+	OriginalSteps int            `json:"originalSteps"`
+	Steps         int            `json:"steps"`
+	ShrinkRuns    int            `json:"shrinkRuns"`
+	FoundAfter    string         `json:"foundAfter"`
+	Scenario      string         `json:"scenario,omitempty"`
+	Golden        string         `json:"golden,omitempty"`
+	Diffs         []compare.Diff `json:"diffs"`
 }
 
 // JSONReport is rep in JSON; written is where its finding went (nil if

@@ -7,8 +7,9 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // Drift is how a fresh recording differs from the stored one, by path in
@@ -16,9 +17,9 @@ import (
 type Drift struct {
 	// Diffs are the differences outside the fields the calls name as
 	// volatile.
-	Diffs []suite.Diff
+	Diffs []compare.Diff
 	// Volatile are the differences in those fields.
-	Volatile []suite.Diff
+	Volatile []compare.Diff
 	// calls names the answer of each path's call, for the listing.
 	calls map[string]string
 }
@@ -83,7 +84,7 @@ func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
 	for _, ans := range answers {
 		d.calls[ans.prefix] = ans.tool
 	}
-	for _, x := range suite.Compare(a, b) {
+	for _, x := range compare.Compare(a, b) {
 		if isVolatile(x.Path, answers, calls) {
 			d.Volatile = append(d.Volatile, x)
 		} else {
@@ -92,7 +93,7 @@ func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
 	}
 	if len(d.Diffs) == 0 && len(d.Volatile) == 0 && !reordered(stored, fresh) {
 		// Equal values in the same order, different bytes: the layout changed.
-		d.Diffs = []suite.Diff{{Path: "(the file)", Want: "as stored", Got: "the same values, laid out otherwise"}}
+		d.Diffs = []compare.Diff{{Path: "(the file)", Want: "as stored", Got: "the same values, laid out otherwise"}}
 	}
 	return d, nil
 }
@@ -103,7 +104,7 @@ func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
 func reordered(stored, fresh []byte) bool {
 	a, errA := decodeAny(stored)
 	b, errB := decodeAny(fresh)
-	return errA == nil && errB == nil && len(suite.Compare(a, b)) > 0
+	return errA == nil && errB == nil && len(compare.Compare(a, b)) > 0
 }
 
 func decodeAny(data []byte) (any, error) {
@@ -145,7 +146,7 @@ func isVolatile(path string, answers []answer, calls []Call) bool {
 // fields or below one of them.
 func volatileField(fields []string, rest string) bool {
 	for _, f := range fields {
-		if suite.GlobMatch(f, rest) || suite.GlobMatch(f+".*", rest) || suite.GlobMatch(f+"[*", rest) {
+		if compare.GlobMatch(f, rest) || compare.GlobMatch(f+".*", rest) || compare.GlobMatch(f+"[*", rest) {
 			return true
 		}
 	}

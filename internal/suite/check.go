@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -20,7 +22,7 @@ const DefaultParallel = 8
 type Result struct {
 	Scenario string          `json:"scenario"`
 	Verdict  verdict.Verdict `json:"verdict"`
-	Diffs    []Diff          `json:"diffs,omitempty"`
+	Diffs    []compare.Diff  `json:"diffs,omitempty"`
 	Err      string          `json:"error,omitempty"`
 	Logs     string          `json:"logs,omitempty"`
 	Duration time.Duration   `json:"duration"`
@@ -51,7 +53,7 @@ func Select(scenarios []*Scenario, run *regexp.Regexp) []*Scenario {
 // compares each with its golden observations. Results come in the order of
 // scenarios; progress gets one line per scenario, in that order too, as
 // soon as it and those before it are done.
-func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []Deviation, progress io.Writer) []Result {
+func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []compare.Deviation, progress io.Writer) []Result {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	parallel := cfg.Parallel
@@ -106,7 +108,7 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 
 // checkInTurn runs s in the slot it was given (took: one was taken for
 // it), and once more alone when it is timed and fails.
-func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation, took bool, slots chan struct{}, rr *rerunner) Result {
+func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation, took bool, slots chan struct{}, rr *rerunner) Result {
 	res := checkTimed(ctx, cfg, s, golden, deviations)
 	rr.firstRunDone()
 	if took {
@@ -119,7 +121,7 @@ func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, de
 }
 
 // checkTimed is checkOne with its duration; skipped when ctx has ended.
-func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation) Result {
+func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) Result {
 	if ctx.Err() != nil {
 		return Result{Scenario: s.ID(), Verdict: verdict.Skipped}
 	}
@@ -171,7 +173,7 @@ func verdictSummary(r Result) string {
 	return ""
 }
 
-func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []Deviation) Result {
+func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) Result {
 	res := Result{Scenario: s.ID()}
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	res.Logs = logs
@@ -213,10 +215,10 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 	if s.SameAs != "" {
 		wantObs = withoutReplays(wantObs)
 	}
-	for _, d := range Compare(wantObs, obs) {
+	for _, d := range compare.Compare(wantObs, obs) {
 		d.Step = stepName(d.Path, obs)
 		for _, dev := range deviations {
-			if dev.matches(s.ID(), d) {
+			if dev.Matches(s.ID(), d) {
 				d.Accepted, d.Reason = true, dev.Reason
 				break
 			}
@@ -235,19 +237,19 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 }
 
 // compareExpect compares the fields an expectation sets.
-func compareExpect(exp, got Observation) []Diff {
-	var diffs []Diff
+func compareExpect(exp, got Observation) []compare.Diff {
+	var diffs []compare.Diff
 	if exp.Status != 0 && exp.Status != got.Status {
-		diffs = append(diffs, Diff{Path: "status", Want: fmt.Sprint(exp.Status), Got: fmt.Sprint(got.Status)})
+		diffs = append(diffs, compare.Diff{Path: "status", Want: fmt.Sprint(exp.Status), Got: fmt.Sprint(got.Status)})
 	}
 	if exp.Body != nil {
-		for _, d := range Compare(exp.Body, got.Body) {
+		for _, d := range compare.Compare(exp.Body, got.Body) {
 			d.Path = joinPath("body", d.Path)
 			diffs = append(diffs, d)
 		}
 	}
 	if exp.Store != nil {
-		for _, d := range Compare(exp.Store, got.Store) {
+		for _, d := range compare.Compare(exp.Store, got.Store) {
 			d.Path = joinPath("store", d.Path)
 			diffs = append(diffs, d)
 		}
@@ -264,7 +266,7 @@ func joinPath(a, b string) string {
 
 // EncodeObservations is the golden file form: pretty JSON, stable order.
 func EncodeObservations(obs []Observation) ([]byte, error) {
-	v := generic(obs)
+	v := compare.Generic(obs)
 	raw, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return nil, err
@@ -300,7 +302,7 @@ func withoutReplays(obs []Observation) []Observation {
 
 // DiffTargets runs one scenario against two targets and compares their
 // observations with each other (no golden file involved).
-func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b Target) ([]Diff, error) {
+func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b Target) ([]compare.Diff, error) {
 	cfg.Target = a
 	obsA, _, _, err := RunScenario(ctx, cfg, s)
 	if err != nil {
@@ -311,7 +313,7 @@ func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b Target) ([]D
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	return Compare(obsA, obsB), nil
+	return compare.Compare(obsA, obsB), nil
 }
 
 // stepName is the name of the observation a path like "[3].body" starts in.

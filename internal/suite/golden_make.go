@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/golden"
 )
 
@@ -96,7 +98,7 @@ func writeGolden(s *Scenario, obs []Observation) (GoldenChange, error) {
 	case err != nil:
 		return ch, err
 	}
-	if ch.Diff = LineDiff(oldName, ch.File, old, data); ch.Diff == "" {
+	if ch.Diff = compare.LineDiff(oldName, ch.File, old, data); ch.Diff == "" {
 		return ch, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(ch.File), 0o755); err != nil {
@@ -125,7 +127,7 @@ func sameAsChange(s *Scenario, obs []Observation, ch GoldenChange) GoldenChange 
 		ch.Err = fmt.Errorf("golden file of %s: %w", s.SameAs, err)
 		return ch
 	}
-	if diffs := Compare(withoutReplays(want), obs); len(diffs) > 0 {
+	if diffs := compare.Compare(withoutReplays(want), obs); len(diffs) > 0 {
 		d := diffs[0]
 		ch.Err = fmt.Errorf("the reference differs from its sameAs %s at %s: want %s, got %s (%d difference(s))", s.SameAs, d.Path, d.Want, d.Got, len(diffs))
 	}

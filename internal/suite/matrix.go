@@ -9,6 +9,8 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -49,7 +51,7 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 		cell := Cell{Verdict: r.Verdict}
 		var reasons []string
 		for _, d := range r.Diffs {
-			name := d.Named() + d.atLine(" (at %s)")
+			name := d.Named() + atLine(d, " (at %s)")
 			line := fmt.Sprintf("%s: want %s, got %s", name, d.Want, d.Got)
 			if d.Accepted {
 				line = fmt.Sprintf("%s: accepted (%s): want %s, got %s", name, d.Reason, d.Want, d.Got)
@@ -57,11 +59,11 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 					reasons = append(reasons, d.Reason)
 				}
 			} else if cell.Short == "" {
-				cell.Short = Clip(line, 160)
+				cell.Short = compare.Clip(line, 160)
 				if d.At != "" {
 					// Narrow windows, bounded already: clipped, the line
 					// would lose got.
-					want, got := d.oneLine(160)
+					want, got := oneLine(d, 160)
 					cell.Short = fmt.Sprintf("%s: want %s, got %s", name, want, got)
 				}
 			}
@@ -71,7 +73,7 @@ func (m *Matrix) Cell(c Column, s string) Cell {
 		case verdict.Accepted:
 			cell.Short = strings.Join(reasons, "; ")
 		case verdict.Error:
-			cell.Short = Clip(r.Err, 160)
+			cell.Short = compare.Clip(r.Err, 160)
 			cell.Details = append(cell.Details, r.Err)
 		}
 		return cell

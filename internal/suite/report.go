@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -25,7 +27,7 @@ func WriteDetails(w io.Writer, results []Result) {
 			if d.Accepted {
 				tag = "accepted (" + d.Reason + ")"
 			}
-			fmt.Fprintf(w, "\n%s %s: %s\n%s  want: %s\n  got:  %s\n", r.Scenario, d.Named(), tag, d.atLine("  at:   %s\n"), d.Want, d.Got)
+			fmt.Fprintf(w, "\n%s %s: %s\n%s  want: %s\n  got:  %s\n", r.Scenario, d.Named(), tag, atLine(d, "  at:   %s\n"), d.Want, d.Got)
 		}
 		if r.Verdict == verdict.Fail && r.Logs != "" {
 			fmt.Fprintf(w, "\n%s: target logs:\n%s\n", r.Scenario, indent(r.Logs))
@@ -89,7 +91,7 @@ func WriteMarkdown(w io.Writer, target string, results []Result) {
 			if d.Accepted {
 				status = "accepted: " + d.Reason
 			}
-			fmt.Fprintf(w, "- `%s` (%s)\n%s  - want: `%s`\n  - got: `%s`\n", mdCode(d.Named()), status, d.atLine("  - at: %s\n"), mdCode(d.Want), mdCode(d.Got))
+			fmt.Fprintf(w, "- `%s` (%s)\n%s  - want: `%s`\n  - got: `%s`\n", mdCode(d.Named()), status, atLine(d, "  - at: %s\n"), mdCode(d.Want), mdCode(d.Got))
 		}
 	}
 }
@@ -98,7 +100,7 @@ func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 
 // atLine is format filled with the location of the difference, or ""
 // when the values are shown whole.
-func (d Diff) atLine(format string) string {
+func atLine(d compare.Diff, format string) string {
 	if d.At == "" {
 		return ""
 	}
@@ -108,12 +110,12 @@ func (d Diff) atLine(format string) string {
 // oneLine is the diff's want and got for a one-line cell: the narrow
 // windows of a located difference (its windows when read back from JSON),
 // else clipped to n runes.
-func (d Diff) oneLine(n int) (want, got string) {
+func oneLine(d compare.Diff, n int) (want, got string) {
 	switch {
 	case d.At == "":
-		return Clip(d.Want, n), Clip(d.Got, n)
-	case d.narrow[0] != "":
-		return d.narrow[0], d.narrow[1]
+		return compare.Clip(d.Want, n), compare.Clip(d.Got, n)
+	case d.Narrow[0] != "":
+		return d.Narrow[0], d.Narrow[1]
 	}
 	return d.Want, d.Got
 }
@@ -156,7 +158,7 @@ func WriteJUnit(w io.Writer, target string, results []Result) error {
 			if d.Accepted {
 				tag = "accepted: " + d.Reason
 			}
-			fmt.Fprintf(&b, "%s (%s)\n%s  want: %s\n  got:  %s\n", d.Named(), tag, d.atLine("  at:   %s\n"), d.Want, d.Got)
+			fmt.Fprintf(&b, "%s (%s)\n%s  want: %s\n  got:  %s\n", d.Named(), tag, atLine(d, "  at:   %s\n"), d.Want, d.Got)
 		}
 		switch r.Verdict {
 		case verdict.Fail:
@@ -189,12 +191,12 @@ func WriteJUnit(w io.Writer, target string, results []Result) error {
 
 // WriteSideBySide prints differences with the two targets' values in two
 // columns.
-func WriteSideBySide(w io.Writer, a, b string, diffs []Diff) {
+func WriteSideBySide(w io.Writer, a, b string, diffs []compare.Diff) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  PATH\t%s\t%s\n", a, b)
 	for _, d := range diffs {
-		want, got := d.oneLine(60)
-		fmt.Fprintf(tw, "  %s%s\t%s\t%s\n", d.Named(), d.atLine(" (at %s)"), want, got)
+		want, got := oneLine(d, 60)
+		fmt.Fprintf(tw, "  %s%s\t%s\t%s\n", d.Named(), atLine(d, " (at %s)"), want, got)
 	}
 	tw.Flush()
 }

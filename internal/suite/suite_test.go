@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -30,7 +32,7 @@ func TestScenarios(t *testing.T) {
 			if s.SameAs != "" {
 				// Fidelity: the same observations as the replayed scenario.
 				want := readGolden(t, s.SameAs)
-				for _, d := range suite.Compare(want, obs) {
+				for _, d := range compare.Compare(want, obs) {
 					t.Errorf("differs from %s at %s: want %s, got %s", s.SameAs, d.Path, d.Want, d.Got)
 				}
 				return
@@ -58,7 +60,7 @@ func observe(t *testing.T, cfg suite.Config, s *suite.Scenario) ([]suite.Observa
 		if exp == nil {
 			continue
 		}
-		for _, d := range suite.Compare(pick(*exp, obs[i]), *exp) {
+		for _, d := range compare.Compare(pick(*exp, obs[i]), *exp) {
 			t.Errorf("%s: %s: declared %s, observed %s", exp.Step, d.Path, d.Got, d.Want)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
@@ -278,13 +280,13 @@ func TestLineDiff(t *testing.T) {
  12
 +13
 `
-	if got := suite.LineDiff("a", "b", []byte(a), []byte(b)); got != want {
+	if got := compare.LineDiff("a", "b", []byte(a), []byte(b)); got != want {
 		t.Errorf("LineDiff:\n%s\nwant:\n%s", got, want)
 	}
-	if got := suite.LineDiff("a", "b", []byte(a), []byte(a)); got != "" {
+	if got := compare.LineDiff("a", "b", []byte(a), []byte(a)); got != "" {
 		t.Errorf("equal files: %q", got)
 	}
-	if got := suite.LineDiff("/dev/null", "b", nil, []byte("x\ny\n")); got != "--- /dev/null\n+++ b\n@@ -0,0 +1,2 @@\n+x\n+y\n" {
+	if got := compare.LineDiff("/dev/null", "b", nil, []byte("x\ny\n")); got != "--- /dev/null\n+++ b\n@@ -0,0 +1,2 @@\n+x\n+y\n" {
 		t.Errorf("new file: %q", got)
 	}
 }

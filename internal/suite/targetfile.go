@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -18,7 +20,7 @@ type TargetFile struct {
 		Seed string `json:"seed" yaml:"seed"`
 		Dump string `json:"dump" yaml:"dump"`
 	} `json:"store" yaml:"store"`
-	Deviations []Deviation `json:"deviations" yaml:"deviations"`
+	Deviations []compare.Deviation `json:"deviations" yaml:"deviations"`
 	// Mutants, for `mcpparity mutate --target-file`: the target's own
 	// mutant catalogue, applied one at a time to a copy of the target
 	// file's folder, which is then built and checked; or compiled into the
@@ -87,7 +89,7 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 		if d.Scenario == "" || d.Path == "" || d.Reason == "" {
 			return nil, fmt.Errorf("target file %s: deviations[%d] needs scenario, path and reason", path, i)
 		}
-		if err := d.compile(); err != nil {
+		if err := d.Compile(); err != nil {
 			return nil, fmt.Errorf("target file %s: deviations[%d]: %w", path, i, err)
 		}
 	}

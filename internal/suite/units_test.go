@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -62,14 +64,14 @@ func TestComparePaths(t *testing.T) {
 	want := []any{map[string]any{"body": map[string]any{"servers": []any{map[string]any{"error": "a", "x-y": 1}}}}}
 	got := []any{map[string]any{"body": map[string]any{"servers": []any{map[string]any{"error": "b", "x-y": 2}}}}}
 	var paths []string
-	for _, d := range suite.Compare(want, got) {
+	for _, d := range compare.Compare(want, got) {
 		paths = append(paths, d.Path+"="+d.Want+"→"+d.Got)
 	}
 	wantPaths := []string{`[0].body.servers[0].error="a"→"b"`, `[0].body.servers[0]["x-y"]=1→2`}
 	if diff := cmp.Diff(wantPaths, paths); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
 	}
-	if d := suite.Compare([]any{1, 2}, []any{1}); len(d) != 1 || d[0].Got != "(absent)" {
+	if d := compare.Compare([]any{1, 2}, []any{1}); len(d) != 1 || d[0].Got != "(absent)" {
 		t.Errorf("missing element: %+v", d)
 	}
 }
@@ -174,7 +176,7 @@ func TestEmbeddedData(t *testing.T) {
 // character boundaries in every report (terminal, Markdown, JUnit, JSON).
 func TestReportsAreUTF8(t *testing.T) {
 	long := strings.Repeat("é漢🙂", 300)
-	diffs := suite.Compare(map[string]any{"out": long}, map[string]any{"out": long + "x"})
+	diffs := compare.Compare(map[string]any{"out": long}, map[string]any{"out": long + "x"})
 	if len(diffs) != 1 {
 		t.Fatalf("diffs: %+v", diffs)
 	}
@@ -200,7 +202,7 @@ func TestReportsAreUTF8(t *testing.T) {
 		t.Errorf("Markdown lacks its totals line:\n%s", md.String())
 	}
 	for i := 0; i < 10; i++ {
-		if c := suite.Clip(long, i); !utf8.ValidString(c) {
+		if c := compare.Clip(long, i); !utf8.ValidString(c) {
 			t.Errorf("Clip(%d) = %q", i, c)
 		}
 	}

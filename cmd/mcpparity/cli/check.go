@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -66,7 +68,7 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Co
 }
 
 // targetConfig resolves --target and --target-file into cfg.
-func targetConfig(cfg *suite.Config, spec, file string) ([]suite.Deviation, error) {
+func targetConfig(cfg *suite.Config, spec, file string) ([]compare.Deviation, error) {
 	var tf *suite.TargetFile
 	if file != "" {
 		var err error

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -40,8 +42,8 @@ func TestFuzzCommand(t *testing.T) {
 	}
 	var rep struct {
 		Finding *struct {
-			Scenario string       `json:"scenario"`
-			Diffs    []suite.Diff `json:"diffs"`
+			Scenario string         `json:"scenario"`
+			Diffs    []compare.Diff `json:"diffs"`
 		} `json:"finding"`
 	}
 	raw, err := os.ReadFile(report)

@@ -1,4 +1,4 @@
-package suite_test
+package compare_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -24,9 +25,9 @@ func truncated(marker string) string {
 	return string([]rune(b.String())[:12000]) + "\n" + marker + "[tronqué]"
 }
 
-func oneDiff(t *testing.T, want, got any) suite.Diff {
+func oneDiff(t *testing.T, want, got any) compare.Diff {
 	t.Helper()
-	diffs := suite.Compare(want, got)
+	diffs := compare.Compare(want, got)
 	if len(diffs) != 1 {
 		t.Fatalf("%d diffs: %+v", len(diffs), diffs)
 	}
@@ -147,7 +148,7 @@ func TestShortDiffUnchanged(t *testing.T) {
 func TestReportsLocate(t *testing.T) {
 	d := oneDiff(t, map[string]any{"text": truncated("…")}, map[string]any{"text": truncated("...")})
 	at := "rune 12001, line 317, column 1"
-	res := []suite.Result{{Scenario: "05-calls-json", Verdict: verdict.Fail, Diffs: []suite.Diff{d}}}
+	res := []suite.Result{{Scenario: "05-calls-json", Verdict: verdict.Fail, Diffs: []compare.Diff{d}}}
 	var term, md, junit, js, side, html, text bytes.Buffer
 	suite.WriteDetails(&term, res)
 	suite.WriteMarkdown(&md, "t", res)
@@ -182,7 +183,7 @@ func TestReportsLocate(t *testing.T) {
 		}
 	}
 
-	short := []suite.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: suite.Compare(map[string]any{"a": 1}, map[string]any{"a": 2})}}
+	short := []suite.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: compare.Compare(map[string]any{"a": 1}, map[string]any{"a": 2})}}
 	term.Reset()
 	html.Reset()
 	suite.WriteDetails(&term, short)

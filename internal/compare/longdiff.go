@@ -1,4 +1,4 @@
-package suite
+package compare
 
 import (
 	"encoding/json"
@@ -56,7 +56,7 @@ func locate(d *Diff, x, y any) {
 	}
 	ca, cb := cuts(a, !text), cuts(b, !text)
 	d.Want, d.Got = window(a, ca, p, windowBefore, windowAfter, text), window(b, cb, p, windowBefore, windowAfter, text)
-	d.narrow = [2]string{window(a, ca, p, narrowBefore, narrowAfter, text), window(b, cb, p, narrowBefore, narrowAfter, text)}
+	d.Narrow = [2]string{window(a, ca, p, narrowBefore, narrowAfter, text), window(b, cb, p, narrowBefore, narrowAfter, text)}
 }
 
 // diffOffset is the byte offset of the first rune where a and b differ

@@ -1,4 +1,7 @@
-package suite
+// Package compare finds where two observations differ: paths, compare
+// modes, located windows of long values, line diffs, and the deviations a
+// target declares.
+package compare
 
 import (
 	"encoding/json"
@@ -28,9 +31,9 @@ type Diff struct {
 	Reason   string `json:"reason,omitempty"`
 	// got is the observed value itself (Got is its shortened JSON).
 	got any
-	// narrow are narrower windows of want and got, for one-line cells
-	// (set with At).
-	narrow [2]string
+	// Narrow are narrower windows of want and got, for one-line cells
+	// (set with At; not in the JSON report).
+	Narrow [2]string `json:"-"`
 }
 
 // Deviation is an accepted difference declared by a target: the scenario
@@ -48,7 +51,7 @@ type Deviation struct {
 }
 
 // compile checks the deviation's Got expression.
-func (d *Deviation) compile() error {
+func (d *Deviation) Compile() error {
 	if d.Got == "" {
 		return nil
 	}
@@ -80,7 +83,7 @@ func (d Diff) byName() string {
 
 // matches reports whether the deviation accepts diff: its path given with
 // the step's index or with its name.
-func (d Deviation) matches(scenario string, diff Diff) bool {
+func (d Deviation) Matches(scenario string, diff Diff) bool {
 	if !GlobMatch(d.Scenario, scenario) || !GlobMatch(d.Path, diff.Path) && !GlobMatch(d.Path, diff.byName()) {
 		return false
 	}
@@ -108,7 +111,7 @@ func (d Deviation) matches(scenario string, diff Diff) bool {
 // Compare returns the differences between want and got (any JSON-shaped
 // values), found by go-cmp and named by path.
 func Compare(want, got any) []Diff {
-	w, g := generic(want), generic(got)
+	w, g := Generic(want), Generic(got)
 	var r diffReporter
 	cmp.Equal(w, g, byIndex, cmp.Reporter(&r))
 	return r.diffs
@@ -127,7 +130,7 @@ var byIndex = cmp.Transformer("byIndex", func(s []any) map[int]any {
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // generic turns a value into plain JSON types (map[string]any, []any, …).
-func generic(v any) any {
+func Generic(v any) any {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprintf("unencodable: %v", err)
