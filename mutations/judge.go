@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -52,7 +53,7 @@ func (o suiteOutcome) summary() string {
 
 // kill fills o with the first difference of a failing scenario of check's
 // report; false when there is none.
-func kill(rep *suite.Report, o *suiteOutcome) bool {
+func kill(rep *report.Report, o *suiteOutcome) bool {
 	for _, res := range rep.Results {
 		if res.Verdict != verdict.Fail {
 			continue
@@ -71,7 +72,7 @@ func kill(rep *suite.Report, o *suiteOutcome) bool {
 
 // couldNotRun is the reason check gives for its exit 2: each scenario's
 // error, else the end of its output; first is the first of them.
-func couldNotRun(rep *suite.Report, code int, out string) (first, all string) {
+func couldNotRun(rep *report.Report, code int, out string) (first, all string) {
 	var why []string
 	for _, res := range rep.Results {
 		if res.Verdict == "error" {
@@ -133,9 +134,9 @@ func runOnly(scenario string) []string {
 // env is added to check's environment (after MutantEnv: a later value of
 // the same variable wins).
 func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, harness, id, coverDir string, extra []string, watch func(string) bool, env ...string) (execResult, suiteOutcome) {
-	report := filepath.Join(scratch, "check.json")
-	_ = os.Remove(report)
-	args := append(append(append([]string{harness}, r.cfg.CheckArgs...), "--json", report), extra...)
+	reportFile := filepath.Join(scratch, "check.json")
+	_ = os.Remove(reportFile)
+	args := append(append(append([]string{harness}, r.cfg.CheckArgs...), "--json", reportFile), extra...)
 	env = append([]string{MutantEnv + "=" + id, "TMPDIR=" + scratch}, env...)
 	if coverDir != "" {
 		env = append(env, "GOCOVERDIR="+coverDir)
@@ -144,7 +145,7 @@ func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, 
 	if x.cancelled || x.stopped {
 		return x, suiteOutcome{}
 	}
-	return x, r.outcome(x, report)
+	return x, r.outcome(x, reportFile)
 }
 
 // outcome reads check's verdict from its exit code and its JSON report:
@@ -152,7 +153,7 @@ func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, 
 // in process crashed it (no JSON, a Go crash in its output), when it goes
 // past its bound or could not run (both settled by the confirmation);
 // survived when it exits 0; else error.
-func (r *Runner) outcome(x execResult, report string) suiteOutcome {
+func (r *Runner) outcome(x execResult, reportFile string) suiteOutcome {
 	var o suiteOutcome
 	if x.timedOut {
 		o.Verdict, o.Reason = verdict.Killed, reasonTimeout
@@ -163,7 +164,7 @@ func (r *Runner) outcome(x execResult, report string) suiteOutcome {
 		o.Verdict, o.Error = verdict.Error, x.err.Error()
 		return o
 	}
-	rep, rerr := suite.ReadJSON(report)
+	rep, rerr := report.ReadJSON(reportFile)
 	for _, res := range rep.Results {
 		o.Scenarios = append(o.Scenarios, res.Scenario)
 	}

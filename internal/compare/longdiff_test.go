@@ -10,8 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -148,22 +149,22 @@ func TestShortDiffUnchanged(t *testing.T) {
 func TestReportsLocate(t *testing.T) {
 	d := oneDiff(t, map[string]any{"text": truncated("…")}, map[string]any{"text": truncated("...")})
 	at := "rune 12001, line 317, column 1"
-	res := []suite.Result{{Scenario: "05-calls-json", Verdict: verdict.Fail, Diffs: []compare.Diff{d}}}
+	res := []report.Result{{Scenario: "05-calls-json", Verdict: verdict.Fail, Diffs: []compare.Diff{d}}}
 	var term, md, junit, js, side, html, text bytes.Buffer
-	suite.WriteDetails(&term, res)
-	suite.WriteMarkdown(&md, "t", res)
-	if err := suite.WriteJUnit(&junit, "t", res); err != nil {
+	report.WriteDetails(&term, res)
+	report.WriteMarkdown(&md, "t", res)
+	if err := report.WriteJUnit(&junit, "t", res); err != nil {
 		t.Fatal(err)
 	}
-	if err := suite.WriteJSON(&js, "t", res); err != nil {
+	if err := report.WriteJSON(&js, "t", res); err != nil {
 		t.Fatal(err)
 	}
-	suite.WriteSideBySide(&side, "a", "b", res[0].Diffs)
-	m := &suite.Matrix{Scenarios: []string{"05-calls-json"}, Columns: []suite.Column{{Name: "t", Target: "t", Results: res}}}
-	if err := suite.WriteMatrixHTML(&html, m); err != nil {
+	report.WriteSideBySide(&side, "a", "b", res[0].Diffs)
+	m := &report.Matrix{Scenarios: []string{"05-calls-json"}, Columns: []report.Column{{Name: "t", Target: "t", Results: res}}}
+	if err := report.WriteMatrixHTML(&html, m); err != nil {
 		t.Fatal(err)
 	}
-	suite.WriteMatrixText(&text, m)
+	report.WriteMatrixText(&text, m)
 	for name, c := range map[string]struct {
 		out   string
 		parts []string
@@ -183,12 +184,12 @@ func TestReportsLocate(t *testing.T) {
 		}
 	}
 
-	short := []suite.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: compare.Compare(map[string]any{"a": 1}, map[string]any{"a": 2})}}
+	short := []report.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: compare.Compare(map[string]any{"a": 1}, map[string]any{"a": 2})}}
 	term.Reset()
 	html.Reset()
-	suite.WriteDetails(&term, short)
+	report.WriteDetails(&term, short)
 	m.Columns[0].Results = short
-	if err := suite.WriteMatrixHTML(&html, m); err != nil {
+	if err := report.WriteMatrixHTML(&html, m); err != nil {
 		t.Fatal(err)
 	}
 	if want := "\n01-pure a: DIFF\n  want: 1\n  got:  2\n\n0 passed, 1 failed, 0 accepted, 0 errors\n"; term.String() != want {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
@@ -135,7 +137,7 @@ func needPort(t *testing.T, tool, built, build string) {
 
 func details(f *fuzz.Finding) string {
 	var b bytes.Buffer
-	suite.WriteDetails(&b, []suite.Result{f.Outcome.Result})
+	report.WriteDetails(&b, []report.Result{f.Outcome.Result})
 	return b.String()
 }
 
@@ -258,7 +260,7 @@ func FuzzRefAgainstRef(f *testing.F) {
 		}
 		if out.Diverged() {
 			var b bytes.Buffer
-			suite.WriteDetails(&b, []suite.Result{out.Result})
+			report.WriteDetails(&b, []report.Result{out.Result})
 			t.Fatalf("the reference differs from itself:\n%s", b.String())
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -32,7 +34,7 @@ type Outcome struct {
 	// Golden is the reference's observations, as a golden file holds them.
 	Golden []byte
 	// Result is the target's verdict against them.
-	Result suite.Result
+	Result report.Result
 }
 
 // Diverged reports whether the target differs where no deviation

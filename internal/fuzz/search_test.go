@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -41,7 +43,7 @@ func (j *rankJudge) Run(ctx context.Context, sc *suite.Scenario) (Outcome, error
 	if j.diverge[rank] {
 		v = verdict.Fail
 	}
-	return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: v}}, nil
+	return Outcome{Golden: []byte("[]"), Result: report.Result{Verdict: v}}, nil
 }
 
 // TestSearchKeepsTheLowestRank: sequence 0 diverges after sequence 2 has,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -23,10 +25,10 @@ func (j *fakeJudge) Run(_ context.Context, sc *suite.Scenario) (Outcome, error) 
 	for i, st := range sc.Steps {
 		if j.bad(st) {
 			d := compare.Diff{Path: fmt.Sprintf("[%d].status", i), Step: st.Name, Want: "200", Got: "500"}
-			return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Fail, Diffs: []compare.Diff{d}}}, nil
+			return Outcome{Golden: []byte("[]"), Result: report.Result{Verdict: verdict.Fail, Diffs: []compare.Diff{d}}}, nil
 		}
 	}
-	return Outcome{Golden: []byte("[]"), Result: suite.Result{Verdict: verdict.Pass}}, nil
+	return Outcome{Golden: []byte("[]"), Result: report.Result{Verdict: verdict.Pass}}, nil
 }
 
 // firstDiverging finds, from seed 1 on, a generated program the judge

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
@@ -17,21 +19,6 @@ import (
 // DefaultParallel is how many scenarios Check runs at once: each has its
 // own target, folders and servers, and mostly waits.
 const DefaultParallel = 8
-
-// Result is one scenario's outcome.
-type Result struct {
-	Scenario string          `json:"scenario"`
-	Verdict  verdict.Verdict `json:"verdict"`
-	Diffs    []compare.Diff  `json:"diffs,omitempty"`
-	Err      string          `json:"error,omitempty"`
-	Logs     string          `json:"logs,omitempty"`
-	Duration time.Duration   `json:"duration"`
-	// Rerun says why a timed scenario ran twice, and how each run ended
-	// (rerun.go); the verdict is the second run's.
-	Rerun string `json:"rerun,omitempty"`
-	// Observed is the normalized observation, as a golden file holds it.
-	Observed []byte `json:"-"`
-}
 
 // Golden returns the golden observations of a scenario by ID (nil, error
 // when there are none).
@@ -53,14 +40,14 @@ func Select(scenarios []*Scenario, run *regexp.Regexp) []*Scenario {
 // compares each with its golden observations. Results come in the order of
 // scenarios; progress gets one line per scenario, in that order too, as
 // soon as it and those before it are done.
-func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []compare.Deviation, progress io.Writer) []Result {
+func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []compare.Deviation, progress io.Writer) []report.Result {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	parallel := cfg.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel
 	}
-	results := make([]Result, len(scenarios))
+	results := make([]report.Result, len(scenarios))
 	done := make([]chan struct{}, len(scenarios))
 	for i := range scenarios {
 		done[i] = make(chan struct{})
@@ -108,7 +95,7 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 
 // checkInTurn runs s in the slot it was given (took: one was taken for
 // it), and once more alone when it is timed and fails.
-func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation, took bool, slots chan struct{}, rr *rerunner) Result {
+func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation, took bool, slots chan struct{}, rr *rerunner) report.Result {
 	res := checkTimed(ctx, cfg, s, golden, deviations)
 	rr.firstRunDone()
 	if took {
@@ -117,19 +104,19 @@ func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, de
 	if !wantsRerun(cfg, s, res) {
 		return res
 	}
-	return rr.again(ctx, res, func() Result { return checkTimed(ctx, cfg, s, golden, deviations) })
+	return rr.again(ctx, res, func() report.Result { return checkTimed(ctx, cfg, s, golden, deviations) })
 }
 
 // checkTimed is checkOne with its duration; skipped when ctx has ended.
-func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) Result {
+func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) report.Result {
 	if ctx.Err() != nil {
-		return Result{Scenario: s.ID(), Verdict: verdict.Skipped}
+		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped}
 	}
 	start := time.Now()
 	res := checkOne(ctx, cfg, s, golden, deviations)
 	res.Duration = time.Since(start).Round(time.Millisecond)
 	if res.Verdict == verdict.Error && ctx.Err() != nil {
-		res = Result{Scenario: s.ID(), Verdict: verdict.Skipped, Duration: res.Duration}
+		res = report.Result{Scenario: s.ID(), Verdict: verdict.Skipped, Duration: res.Duration}
 	}
 	return res
 }
@@ -149,7 +136,7 @@ func startOrder(scenarios []*Scenario) []int {
 	return append(first, rest...)
 }
 
-func summary(r Result) string {
+func summary(r report.Result) string {
 	s := verdictSummary(r)
 	if r.Rerun != "" {
 		s += "  (" + r.Rerun + ")"
@@ -157,7 +144,7 @@ func summary(r Result) string {
 	return s
 }
 
-func verdictSummary(r Result) string {
+func verdictSummary(r report.Result) string {
 	switch r.Verdict {
 	case verdict.Error:
 		return "  " + r.Err
@@ -173,8 +160,8 @@ func verdictSummary(r Result) string {
 	return ""
 }
 
-func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) Result {
-	res := Result{Scenario: s.ID()}
+func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) report.Result {
+	res := report.Result{Scenario: s.ID()}
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	res.Logs = logs
 	if err != nil {
@@ -272,20 +259,6 @@ func EncodeObservations(obs []Observation) ([]byte, error) {
 		return nil, err
 	}
 	return append(raw, '\n'), nil
-}
-
-// Failed reports whether any result is a divergence, and whether any is a
-// harness error.
-func Failed(results []Result) (diverged, errored bool) {
-	for _, r := range results {
-		switch r.Verdict {
-		case verdict.Fail:
-			diverged = true
-		case verdict.Error:
-			errored = true
-		}
-	}
-	return diverged, errored
 }
 
 // withoutReplays drops the observations of replay reports, which only the

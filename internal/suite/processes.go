@@ -15,14 +15,6 @@ import (
 	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
-// processCount is what a scenario observes of a stdio replay's processes:
-// how many the target started, and how many are still running (P2: a
-// client ends what it started, also when a connection attempt is dropped).
-type processCount struct {
-	Started int `json:"started"`
-	Alive   int `json:"alive"`
-}
-
 // Waits bound the harness's waits on a target; a zero field means its
 // default.
 type Waits struct {

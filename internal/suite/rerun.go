@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -53,13 +55,13 @@ func (r *rerunner) firstRunDone() {
 	}
 }
 
-func wantsRerun(cfg Config, s *Scenario, first Result) bool {
+func wantsRerun(cfg Config, s *Scenario, first report.Result) bool {
 	return !cfg.NoRerun && first.Verdict == verdict.Fail && s.Timed()
 }
 
 // again runs a failed timed scenario once more, alone; first stays the
 // result when ctx ends before.
-func (r *rerunner) again(ctx context.Context, first Result, run func() Result) Result {
+func (r *rerunner) again(ctx context.Context, first report.Result, run func() report.Result) report.Result {
 	select {
 	case <-r.over:
 	case <-ctx.Done():
@@ -84,7 +86,7 @@ func (r *rerunner) again(ctx context.Context, first Result, run func() Result) R
 }
 
 // firstDiff names the first difference of a failed result.
-func firstDiff(r Result) string {
+func firstDiff(r report.Result) string {
 	for _, d := range r.Diffs {
 		if !d.Accepted {
 			return "at " + d.Path

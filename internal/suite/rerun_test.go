@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -66,11 +68,11 @@ func TestRerunAlone(t *testing.T) {
 }
 
 // reportsSay: the Markdown and JUnit reports of res say it ran twice.
-func reportsSay(t *testing.T, res suite.Result, rerun string) {
+func reportsSay(t *testing.T, res report.Result, rerun string) {
 	t.Helper()
 	var md, junit strings.Builder
-	suite.WriteMarkdown(&md, "t", []suite.Result{res})
-	if err := suite.WriteJUnit(&junit, "t", []suite.Result{res}); err != nil {
+	report.WriteMarkdown(&md, "t", []report.Result{res})
+	if err := report.WriteJUnit(&junit, "t", []report.Result{res}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "Ran twice: "+rerun) || !strings.Contains(junit.String(), "ran twice: "+rerun) {

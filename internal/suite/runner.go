@@ -12,23 +12,6 @@ import (
 	"github.com/mcpparity/mcpparity/impl"
 )
 
-// Observation is what one step saw.
-type Observation struct {
-	Step    string            `json:"step"`
-	Status  int               `json:"status,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Body    any               `json:"body,omitempty"`
-	Store   any               `json:"store,omitempty"`
-	// Failures are what the harness could not observe because the target
-	// did not do it: no answer, a process never started, a request never
-	// sent. A reference never has any: each one is a divergence.
-	Failures  []string                     `json:"failures,omitempty"`
-	Replays   map[string]replayObservation `json:"replays,omitempty"`
-	Processes map[string]processCount      `json:"processes,omitempty"`
-	Alive     map[string]int               `json:"alive,omitempty"`
-	Parallel  []Observation                `json:"parallel,omitempty"`
-}
-
 // Config is what a run needs besides the scenarios.
 type Config struct {
 	Target Target

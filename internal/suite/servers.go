@@ -175,22 +175,6 @@ func (r *running) close() {
 	r.closers = nil
 }
 
-// replayObservation is what a scenario observes of a replay: how many
-// sessions it opened and what went wrong.
-type replayObservation struct {
-	Sessions int `json:"sessions"`
-	// Ended, for an HTTP replay, counts the sessions the target ended
-	// (DELETE), when it closed them and when it stopped (P2.5, S1.1).
-	Ended            *int     `json:"ended,omitempty"`
-	Calls            int      `json:"calls"`
-	Answers          int      `json:"answers"`
-	Unmatched        []string `json:"unmatched,omitempty"`
-	HeaderMismatches []string `json:"headerMismatches,omitempty"`
-	MissingAnswers   []string `json:"missingAnswers,omitempty"`
-	EnvMismatches    []string `json:"envMismatches,omitempty"`
-	Faults           []string `json:"faults,omitempty"`
-}
-
 func observeReport(rep replay.Report) replayObservation {
 	o := replayObservation{Sessions: rep.Sessions, Calls: rep.Calls, Answers: rep.Answers, Faults: rep.Faults}
 	for _, u := range rep.Unmatched {

@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/google/go-cmp/cmp"
@@ -180,14 +182,14 @@ func TestReportsAreUTF8(t *testing.T) {
 	if len(diffs) != 1 {
 		t.Fatalf("diffs: %+v", diffs)
 	}
-	res := []suite.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: diffs, Logs: string([]byte(long)[:7])}}
+	res := []report.Result{{Scenario: "01-pure", Verdict: verdict.Fail, Diffs: diffs, Logs: string([]byte(long)[:7])}}
 	var term, md, junit, js bytes.Buffer
-	suite.WriteDetails(&term, res)
-	suite.WriteMarkdown(&md, "ref", res)
-	if err := suite.WriteJUnit(&junit, "ref", res); err != nil {
+	report.WriteDetails(&term, res)
+	report.WriteMarkdown(&md, "ref", res)
+	if err := report.WriteJUnit(&junit, "ref", res); err != nil {
 		t.Fatal(err)
 	}
-	if err := suite.WriteJSON(&js, "ref", res); err != nil {
+	if err := report.WriteJSON(&js, "ref", res); err != nil {
 		t.Fatal(err)
 	}
 	for name, b := range map[string][]byte{"terminal": term.Bytes(), "markdown": md.Bytes(), "junit": junit.Bytes(), "json": js.Bytes()} {

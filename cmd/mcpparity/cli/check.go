@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -109,7 +111,7 @@ func runCheck(ctx context.Context, c *call) int {
 	targetFile := fs.String("target-file", "", "target file (JSON or YAML): target, env, store commands, accepted deviations")
 	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
 	junit := fs.String("junit", "", "write JUnit XML to this file (its folder is made)")
-	report := fs.String("report", "", "write a Markdown summary to this file (its folder is made)")
+	markdownOut := fs.String("report", "", "write a Markdown summary to this file (its folder is made)")
 	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file (its folder is made)")
 	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
 	parallel := fs.Int("parallel", suite.DefaultParallel, "scenarios run at once")
@@ -129,7 +131,7 @@ func runCheck(ctx context.Context, c *call) int {
 	stdout := c.stdout
 	// Output files are opened before anything runs: a bad path costs
 	// nothing.
-	outs, err := openFiles(map[string]string{"junit": *junit, "report": *report, "json": *jsonOut})
+	outs, err := openFiles(map[string]string{"junit": *junit, "report": *markdownOut, "json": *jsonOut})
 	if err != nil {
 		return c.fail(exitCannotRun, err)
 	}
@@ -140,16 +142,16 @@ func runCheck(ctx context.Context, c *call) int {
 	}
 	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
 	results := suite.Check(ctx, *cfg, scs, golden, devs, stdout)
-	suite.WriteDetails(stdout, results)
+	report.WriteDetails(stdout, results)
 	name := cfg.Target.Name()
 	if err := outs.write(map[string]func(io.Writer) error{
-		"junit":  func(w io.Writer) error { return suite.WriteJUnit(w, name, results) },
-		"report": func(w io.Writer) error { suite.WriteMarkdown(w, name, results); return nil },
-		"json":   func(w io.Writer) error { return suite.WriteJSON(w, name, results) },
+		"junit":  func(w io.Writer) error { return report.WriteJUnit(w, name, results) },
+		"report": func(w io.Writer) error { report.WriteMarkdown(w, name, results); return nil },
+		"json":   func(w io.Writer) error { return report.WriteJSON(w, name, results) },
 	}); err != nil {
 		return c.fail(exitCannotRun, err)
 	}
-	diverged, errored := suite.Failed(results)
+	diverged, errored := report.Failed(results)
 	switch {
 	case errored:
 		return exitCannotRun

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -50,7 +52,7 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 			continue
 		}
 		fmt.Fprintf(stdout, "differ   %s: %d difference(s)\n", s.ID(), len(diffs))
-		suite.WriteSideBySide(stdout, ta.Name(), tb.Name(), diffs)
+		report.WriteSideBySide(stdout, ta.Name(), tb.Name(), diffs)
 		if code == exitParity {
 			code = exitDiverged
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 
@@ -127,7 +129,7 @@ func imageTarget(t *testing.T, tag, harness string) *suite.ImageTarget {
 
 // runImageCheck runs every scenario against target, harness serving the
 // stdio replays.
-func runImageCheck(t *testing.T, target suite.Target, harness string) []suite.Result {
+func runImageCheck(t *testing.T, target suite.Target, harness string) []report.Result {
 	t.Helper()
 	cfg := testConfig(t, target)
 	cfg.Harness = []string{harness}
@@ -197,12 +199,12 @@ func TestDockerDivergentImageFails(t *testing.T) {
 	tag := buildImage(t, pool, buildDivergent(t, defaultDivergence))
 	results := runImageCheck(t, imageTarget(t, tag, harness), harness)
 	requireNoContainer(t, pool, tag)
-	diverged, errored := suite.Failed(results)
+	diverged, errored := report.Failed(results)
 	if !diverged || errored {
 		t.Fatalf("want a divergence and no harness error, got:\n%s", details(results))
 	}
 	var table bytes.Buffer
-	suite.WriteDetails(&table, results)
+	report.WriteDetails(&table, results)
 	if !strings.Contains(table.String(), "target logs:") {
 		t.Errorf("the table shows no container logs:\n%s", table.String())
 	}

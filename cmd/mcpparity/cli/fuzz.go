@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
@@ -116,7 +118,7 @@ func isFlagSet(c *call, name string) bool {
 // reproduce it.
 func printFinding(w io.Writer, f *fuzz.Finding, written fuzz.Written, spec, file string) {
 	fmt.Fprintf(w, "shrunk from %d to %d step(s) in %d run(s)\n", len(f.Original.Scenario.Steps), len(f.Shrunk.Scenario.Steps), f.ShrinkRuns)
-	suite.WriteDetails(w, []suite.Result{f.Outcome.Result})
+	report.WriteDetails(w, []report.Result{f.Outcome.Result})
 	fmt.Fprintf(w, "written: %s\n         %s\n", written.Scenario, written.Golden)
 	how := "--target " + spec
 	if file != "" {

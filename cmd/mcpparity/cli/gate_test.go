@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 	"github.com/mcpparity/mcpparity/mutations"
@@ -100,7 +102,7 @@ func TestGateDivergentFails(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mutant, func(t *testing.T) {
 			results := gateCheck(t, buildDivergent(t, c.mutant))
-			diverged, errored := suite.Failed(results)
+			diverged, errored := report.Failed(results)
 			if !diverged || errored {
 				t.Fatalf("want a divergence and no harness error, got:\n%s", details(results))
 			}
@@ -215,7 +217,7 @@ func buildRef(t *testing.T) string {
 }
 
 // gateCheck runs every scenario against bin started as serve-ref.
-func gateCheck(t *testing.T, bin string) []suite.Result {
+func gateCheck(t *testing.T, bin string) []report.Result {
 	t.Helper()
 	target, err := suite.ParseTarget("cmd:" + bin + " serve-ref --addr {addr} --state {state} --workspace {workspace}")
 	if err != nil {
@@ -246,8 +248,8 @@ func testConfig(t *testing.T, target suite.Target) suite.Config {
 
 // details is the results as check prints them: each scenario's verdict and
 // differences.
-func details(results []suite.Result) string {
+func details(results []report.Result) string {
 	var b strings.Builder
-	suite.WriteDetails(&b, results)
+	report.WriteDetails(&b, results)
 	return b.String()
 }

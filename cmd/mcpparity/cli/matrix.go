@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/report"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -72,10 +74,10 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 	stdout := c.stdout
 	m := runColumns(ctx, base, scs, golden, impls, stdout)
 	fmt.Fprintln(stdout)
-	suite.WriteMatrixText(stdout, m)
+	report.WriteMatrixText(stdout, m)
 	if err := outs.write(map[string]func(io.Writer) error{
-		"markdown": func(w io.Writer) error { suite.WriteMatrixMarkdown(w, m); return nil },
-		"html":     func(w io.Writer) error { return suite.WriteMatrixHTML(w, m) },
+		"markdown": func(w io.Writer) error { report.WriteMatrixMarkdown(w, m); return nil },
+		"html":     func(w io.Writer) error { return report.WriteMatrixHTML(w, m) },
 		"json":     func(w io.Writer) error { return writeJSON(w, m) },
 	}); err != nil {
 		return c.fail(exitCannotRun, err)
@@ -150,14 +152,14 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 
 // runColumns runs the scenarios against each implementation in turn, a
 // line each on stdout; one that cannot run is a column with its error.
-func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, golden suite.Golden, impls []matrixImpl, stdout io.Writer) *suite.Matrix {
-	m := &suite.Matrix{}
+func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, golden suite.Golden, impls []matrixImpl, stdout io.Writer) *report.Matrix {
+	m := &report.Matrix{}
 	for _, s := range scs {
 		m.Scenarios = append(m.Scenarios, s.ID())
 	}
 	for _, im := range impls {
 		cfg := *base
-		col := suite.Column{Name: im.name, Target: im.spec}
+		col := report.Column{Name: im.name, Target: im.spec}
 		devs, err := targetConfig(&cfg, im.spec, im.file)
 		if err == nil {
 			col.Target = cfg.Target.Name()
@@ -171,7 +173,7 @@ func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, 
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", im.name, col.Target)
 		col.Results = suite.Check(ctx, cfg, scs, golden, devs, nil)
-		fmt.Fprintf(stdout, "  %s\n", suite.Totals(col.Results))
+		fmt.Fprintf(stdout, "  %s\n", report.Totals(col.Results))
 		m.Columns = append(m.Columns, col)
 		if ctx.Err() != nil {
 			break

@@ -1,4 +1,7 @@
-package suite
+// Package report is what a check run tells: the results of its scenarios
+// and their writers (text, Markdown, JUnit, the JSON report that mutate and
+// fuzz read back), and the matrix of several targets side by side.
+package report
 
 import (
 	"encoding/json"
