@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/scenarios"
@@ -92,8 +93,8 @@ func Script(s Set) ([]Call, error) {
 		return nil, err
 	}
 	var calls []Call
-	if err := decodeJSON(data, &calls); err != nil {
-		return nil, fmt.Errorf("scenarios/%s: %w", name, err)
+	if err := strictjson.Decode("scenarios/"+name, "call script", data, &calls); err != nil {
+		return nil, err
 	}
 	if err := checkCalls(calls); err != nil {
 		return nil, fmt.Errorf("scenarios/%s: %w", name, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/shlex"
 
+	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"github.com/mcpparity/mcpparity/recorder"
 )
 
@@ -104,8 +105,8 @@ func ReadScript(dir, name string) (*SuiteScript, error) {
 		return nil, err
 	}
 	var s SuiteScript
-	if err := decodeJSON(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+	if err := strictjson.Decode(p, "call script", data, &s); err != nil {
+		return nil, err
 	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/strictjson"
 )
 
 // Scenario is one scenario file of scenarios/: the servers it needs, the
@@ -310,8 +312,8 @@ func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, check func(*
 		if err != nil {
 			return nil, err
 		}
-		v, err := decodeStrict[T](p, data)
-		if err != nil {
+		v := new(T)
+		if err := strictjson.Decode(p, "document", data, v); err != nil {
 			return nil, err
 		}
 		if err := check(v, strings.TrimSuffix(e.Name(), ".json")); err != nil {
@@ -320,16 +322,4 @@ func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, check func(*
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// decodeStrict decodes JSON refusing unknown fields, with the file name in
-// errors.
-func decodeStrict[T any](name string, data []byte) (*T, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	var v T
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &v, nil
 }

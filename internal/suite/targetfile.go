@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/strictjson"
 
 	"gopkg.in/yaml.v3"
 )
@@ -64,11 +65,7 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 		dec.KnownFields(true)
 		err = dec.Decode(&tf)
 	default:
-		var p *TargetFile
-		p, err = decodeStrict[TargetFile](path, data)
-		if p != nil {
-			tf = *p
-		}
+		err = strictjson.Decode(path, "target file", data, &tf)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("target file %s: %w", path, err)
