@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -111,8 +113,8 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 // loadTargetMutants reads the target file and its catalogue (a switch
 // catalogue when the target names a switch), keeps the mutants of cfg.IDs
 // and resolves them; it fills cfg.Dir.
-func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, *SwitchCatalogue, error) {
-	tf, err := suite.LoadTargetFile(cfg.File)
+func loadTargetMutants(cfg *TargetConfig) (*target.TargetFile, []Mutant, *SwitchCatalogue, error) {
+	tf, err := target.LoadTargetFile(cfg.File)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -157,7 +159,7 @@ func loadTargetMutants(cfg *TargetConfig) (*suite.TargetFile, []Mutant, *SwitchC
 type targetRun struct {
 	reporter
 	cfg  TargetConfig
-	tf   *suite.TargetFile
+	tf   *target.TargetFile
 	sw   *SwitchCatalogue // the compiled-in mutants (nil: copies)
 	tmp  string
 	file string // the target file's name in its folder
@@ -392,11 +394,11 @@ func (t *targetRun) copyTarget(ctx context.Context, dir string, m *Mutant) (stri
 		}
 	}
 	copyFile := filepath.Join(dst, t.file)
-	tf, err := suite.LoadTargetFile(copyFile)
+	tf, err := target.LoadTargetFile(copyFile)
 	if err != nil {
 		return "", 0, err
 	}
-	argv, err := suite.SplitCommand(tf.Mutants.Build)
+	argv, err := target.SplitCommand(tf.Mutants.Build)
 	if err != nil {
 		return "", 0, fmt.Errorf("mutants build: %w", err)
 	}

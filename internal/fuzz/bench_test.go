@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
@@ -20,7 +22,7 @@ import (
 // wall time of one sequence, and its CPU time (this process and the
 // servers it started), which load on the machine changes less.
 func BenchmarkSequences(b *testing.B) {
-	r := runner(b, suite.Config{Target: suite.RefTarget{}})
+	r := runner(b, suite.Config{Target: target.RefTarget{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	before := cpuTime()

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
@@ -33,10 +35,10 @@ func harness(t testing.TB) []string {
 	return []string{exe}
 }
 
-func runner(t testing.TB, target suite.Config) *fuzz.Runner {
+func runner(t testing.TB, cfg suite.Config) *fuzz.Runner {
 	h := harness(t)
-	target.Harness = h
-	return &fuzz.Runner{Ref: suite.Config{Target: suite.RefTarget{}, Harness: h}, Target: target}
+	cfg.Harness = h
+	return &fuzz.Runner{Ref: suite.Config{Target: target.RefTarget{}, Harness: h}, Target: cfg}
 }
 
 // logWriter writes a run's lines to the test log.
@@ -51,7 +53,7 @@ func (w logWriter) Write(p []byte) (int, error) {
 // fixed set of sequences: a difference would be one the fuzzer made (a
 // step whose observation depends on timing).
 func TestRefAgainstRef(t *testing.T) {
-	r := runner(t, suite.Config{Target: suite.RefTarget{}})
+	r := runner(t, suite.Config{Target: target.RefTarget{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 20260101, Sequences: 24, Duration: 4 * time.Minute, Log: logWriter{t}})
@@ -88,11 +90,11 @@ func TestRefAgainstPorts(t *testing.T) {
 
 func fuzzPort(t *testing.T, file string, seed uint64) {
 	cfg := suite.Config{}
-	tf, err := suite.LoadTargetFile(file)
+	tf, err := target.LoadTargetFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Target, err = suite.ParseTarget(tf.Target); err != nil {
+	if cfg.Target, err = target.ParseTarget(tf.Target); err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Store, err = tf.StoreFor(); err != nil {
@@ -175,7 +177,7 @@ func TestFindShrinkWrite(t *testing.T) {
 		t.Fatalf("the scenario written does not load: %v", err)
 	}
 	golden := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
-	for target, want := range map[suite.Target]verdict.Verdict{suite.RefTarget{}: verdict.Pass, bad: verdict.Fail} {
+	for target, want := range map[target.Target]verdict.Verdict{target.RefTarget{}: verdict.Pass, bad: verdict.Fail} {
 		cfg := suite.Config{Target: target, Harness: harness(t)}
 		if res := suite.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {
 			t.Errorf("%s on %s: %s, want %s (%v)", w.Scenario, target.Name(), res.Verdict, want, res.Diffs)
@@ -190,14 +192,14 @@ type rewriting struct {
 
 func (rewriting) Name() string { return "rewriting" }
 
-func (t rewriting) Start(ctx context.Context, env suite.Env) (suite.Instance, error) {
-	addr, release, err := suite.FreeAddr()
+func (t rewriting) Start(ctx context.Context, env target.Env) (target.Instance, error) {
+	addr, release, err := target.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
 	inner := env
 	inner.Addr = addr
-	ref, err := suite.RefTarget{}.Start(ctx, inner)
+	ref, err := target.RefTarget{}.Start(ctx, inner)
 	release()
 	if err != nil {
 		return nil, err
@@ -227,7 +229,7 @@ func (t rewriting) Start(ctx context.Context, env suite.Env) (suite.Instance, er
 }
 
 type rewritingInstance struct {
-	ref suite.Instance
+	ref target.Instance
 	srv *http.Server
 	url string
 }
@@ -246,7 +248,7 @@ func FuzzRefAgainstRef(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("seed0001\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19"))
 	f.Add(append([]byte("seed0002"), bytes.Repeat([]byte{0xff, 0x80, 0x31, 0x07, 0x42, 0x13}, 40)...))
-	r := runner(f, suite.Config{Target: suite.RefTarget{}})
+	r := runner(f, suite.Config{Target: target.RefTarget{}})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := fuzz.FromBytes(data, 16, fuzz.ScenarioName(0))
 		if err != nil {

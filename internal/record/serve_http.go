@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/procgroup"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // everythingStart bounds the start of server-everything (the first npx
@@ -38,7 +39,7 @@ func startHTTPServer(ctx context.Context, what string, command func(addr string)
 	// A port below the ephemeral range, reserved against the other runs of
 	// the harness: one from listen(:0) may be another process's by the
 	// time the server binds it.
-	addr, release, err := suite.FreeAddr()
+	addr, release, err := target.FreeAddr()
 	if err != nil {
 		return "", nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
@@ -19,7 +21,7 @@ func BenchmarkCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := suite.Config{Target: suite.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
+	cfg := suite.Config{Target: target.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
 	for b.Loop() {
 		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil) {
 			if r.Verdict != verdict.Pass {

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -275,7 +277,7 @@ func withoutReplays(obs []Observation) []Observation {
 
 // DiffTargets runs one scenario against two targets and compares their
 // observations with each other (no golden file involved).
-func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b Target) ([]compare.Diff, error) {
+func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b target.Target) ([]compare.Diff, error) {
 	cfg.Target = a
 	obsA, _, _, err := RunScenario(ctx, cfg, s)
 	if err != nil {

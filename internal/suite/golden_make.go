@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/golden"
@@ -35,7 +37,7 @@ type GoldenChange struct {
 // another is checked against that one's golden file once every file is
 // written. An error means the reference could not run a scenario.
 func MakeGolden(ctx context.Context, cfg Config, scs []*Scenario, done func(GoldenChange)) error {
-	cfg.Target = RefTarget{}
+	cfg.Target = target.RefTarget{}
 	var later []func() GoldenChange
 	for _, s := range scs {
 		if s.Dir == "" {

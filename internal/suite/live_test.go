@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -49,7 +51,7 @@ func TestLiveGenServers(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	obs, _, _, err := suite.RunScenario(ctx, suite.Config{Target: suite.RefTarget{}, Harness: []string{exe}}, sc)
+	obs, _, _, err := suite.RunScenario(ctx, suite.Config{Target: target.RefTarget{}, Harness: []string{exe}}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

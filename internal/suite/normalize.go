@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // normalizer replaces the volatile parts of observations (temp folders,
@@ -17,7 +19,7 @@ type normalizer struct {
 
 var loopbackPort = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 
-func newNormalizer(env Env, targetURL string, srv *running, harness []string) *normalizer {
+func newNormalizer(env target.Env, targetURL string, srv *running, harness []string) *normalizer {
 	m := map[string]string{
 		env.State:                            "{state}",
 		env.Workspace:                        "{workspace}",

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
@@ -72,7 +74,7 @@ func TestReadyWithoutCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target, err := suite.ParseTarget("cmd:" + exe + " serve-without-catalog --addr {addr} --state {state} --workspace {workspace}")
+	target, err := target.ParseTarget("cmd:" + exe + " serve-without-catalog --addr {addr} --state {state} --workspace {workspace}")
 	if err != nil {
 		t.Fatal(err)
 	}

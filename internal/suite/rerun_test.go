@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -83,7 +85,7 @@ func reportsSay(t *testing.T, res report.Result, rerun string) {
 // unscaledStarts is the reference started as a command by a script that
 // sets MCPPARITY_TIME_SCALE=1 on its first start (on every start with
 // every), and a count of its starts.
-func unscaledStarts(t *testing.T, every bool) (suite.Target, func() int) {
+func unscaledStarts(t *testing.T, every bool) (target.Target, func() int) {
 	t.Helper()
 	dir := t.TempDir()
 	exe := harnessCommand(t)[0]
@@ -96,7 +98,7 @@ func unscaledStarts(t *testing.T, every bool) (suite.Target, func() int) {
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	target, err := suite.ParseTarget("cmd:" + path + " {addr} {state} {workspace}")
+	target, err := target.ParseTarget("cmd:" + path + " {addr} {state} {workspace}")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,8 @@
+// Package suite runs the conformance scenarios against a target: it starts
+// the servers a scenario needs (replays of the fixtures, the live SDK
+// server), seeds the target's store, starts the target, drives it over the
+// HTTP contract, normalizes what it observes and compares it with the golden
+// observations.
 package suite
 
 import (
@@ -9,14 +14,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/impl"
 )
 
 // Config is what a run needs besides the scenarios.
 type Config struct {
-	Target Target
+	Target target.Target
 	// Store is the target's store contract; nil means BoltStore.
-	Store Store
+	Store target.Store
 	// Vars are given to the target's environment.
 	Vars map[string]string
 	// Harness is the command line that runs this harness (its replay
@@ -35,7 +42,7 @@ type Config struct {
 	// (rerun.go).
 	NoRerun bool
 	// Waits bound the waits on the target (zero: the defaults).
-	Waits Waits
+	Waits target.Waits
 }
 
 // RunScenario runs one scenario on a fresh target and returns its
@@ -62,12 +69,12 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 	}
 	store := cfg.Store
 	if store == nil {
-		store = boltStore{}
+		store = target.BoltStore{}
 	}
 	if err := seedStore(ctx, store, env, s, srv); err != nil {
 		return nil, nil, "", fmt.Errorf("seed: %w", err)
 	}
-	addr, release, err := FreeAddr()
+	addr, release, err := target.FreeAddr()
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -101,10 +108,10 @@ func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observatio
 
 // scenarioDirs makes a scenario's folders under tmp: the target's state
 // and workspace, the replays' reports, and the catalog the target reads.
-func scenarioDirs(tmp string, w Waits) (env Env, reports string, err error) {
+func scenarioDirs(tmp string, w target.Waits) (env target.Env, reports string, err error) {
 	reports, catalog := filepath.Join(tmp, "reports"), filepath.Join(tmp, "catalog")
-	env = Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Catalog: filepath.Join(catalog, "catalog.json"),
-		Vars: map[string]string{}, Shared: []string{reports, catalog}, Ready: w.withDefaults().Ready}
+	env = target.Env{State: filepath.Join(tmp, "state"), Workspace: filepath.Join(tmp, "workspace"), Catalog: filepath.Join(catalog, "catalog.json"),
+		Vars: map[string]string{}, Shared: []string{reports, catalog}, Ready: w.WithDefaults().Ready}
 	for _, d := range []string{env.State, env.Workspace, reports, catalog} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return env, "", err
@@ -115,7 +122,7 @@ func scenarioDirs(tmp string, w Waits) (env Env, reports string, err error) {
 
 // scenarioEnv makes the scenario's launchers and sets the target's
 // environment: the run's variables, then the scenario's, expanded.
-func scenarioEnv(env *Env, cfg Config, s *Scenario, srv *running) error {
+func scenarioEnv(env *target.Env, cfg Config, s *Scenario, srv *running) error {
 	for _, l := range s.Launchers {
 		if err := makeLauncher(env.Workspace, l, cfg.Harness[0]); err != nil {
 			return err
@@ -126,14 +133,14 @@ func scenarioEnv(env *Env, cfg Config, s *Scenario, srv *running) error {
 		env.Vars[k] = v
 	}
 	for k, v := range s.Env {
-		env.Vars[k] = env.expand(srv.expand(expandPath(v)))
+		env.Vars[k] = env.Expand(srv.expand(target.ExpandPath(v)))
 	}
 	return nil
 }
 
 // seedStore writes the scenario's seed, when it has one, through the
 // target's store contract: its exact text (seedText) or its JSON, expanded.
-func seedStore(ctx context.Context, store Store, env Env, s *Scenario, srv *running) error {
+func seedStore(ctx context.Context, store target.Store, env target.Env, s *Scenario, srv *running) error {
 	if len(s.Seed) == 0 && s.SeedText == "" {
 		return nil
 	}
@@ -176,10 +183,10 @@ func (r *stepRunner) steps(ctx context.Context, steps []Step) (obs []Observation
 // stepRunner runs the steps of one scenario against one target instance.
 type stepRunner struct {
 	cfg   Config
-	env   Env
+	env   target.Env
 	srv   *running
-	inst  Instance
-	store Store
+	inst  target.Instance
+	store target.Store
 	stop  func() // stops the target, once
 }
 

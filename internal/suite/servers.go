@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
@@ -29,13 +31,13 @@ type running struct {
 	closers  []func()
 	// fixture reads a fixture by name, as the scenario finds it.
 	fixture func(name string) (*fixtures.Fixture, string, error)
-	waits   Waits
+	waits   target.Waits
 }
 
 // startServers starts the scenario's servers. harness is the command line
 // that runs this harness's replay subcommand (stdio replays).
-func startServers(s *Scenario, harness []string, workspace, reports string, waits Waits) (*running, error) {
-	r := &running{waits: waits.withDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
+func startServers(s *Scenario, harness []string, workspace, reports string, waits target.Waits) (*running, error) {
+	r := &running{waits: waits.WithDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
 		received: map[string]*received{}, stdio: map[string]reportdir.Dir{}, lock: reportdir.RunLock(reports), reports: reports,
 		fixture: s.fixture}
 	// While the harness runs the scenario it holds this lock; a stdio
@@ -266,7 +268,7 @@ func (r *running) expand(s string) string {
 // not): a quoted "{args:NAME}" becomes the stdio replay's arguments, each a
 // JSON string; {url:NAME} and {cmd:NAME} their values, escaped as in a
 // JSON string; then the target's placeholders.
-func (r *running) expandText(env Env, text string) string {
+func (r *running) expandText(env target.Env, text string) string {
 	esc := func(v string) string {
 		b, _ := json.Marshal(v)
 		return string(b[1 : len(b)-1])
@@ -283,12 +285,12 @@ func (r *running) expandText(env Env, text string) string {
 	for name, u := range r.urls {
 		text = strings.ReplaceAll(text, "{url:"+name+"}", esc(u))
 	}
-	return env.expand(text)
+	return env.Expand(text)
 }
 
 // expandJSON expands placeholders in every string of a JSON document; an
 // array element "{args:NAME}" becomes the stdio replay's arguments.
-func (r *running) expandJSON(env Env, raw json.RawMessage) (json.RawMessage, error) {
+func (r *running) expandJSON(env target.Env, raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 {
 		return raw, nil
 	}
@@ -300,10 +302,10 @@ func (r *running) expandJSON(env Env, raw json.RawMessage) (json.RawMessage, err
 	return json.Marshal(v)
 }
 
-func (r *running) walk(env Env, v any) any {
+func (r *running) walk(env target.Env, v any) any {
 	switch v := v.(type) {
 	case string:
-		return env.expand(r.expand(v))
+		return env.Expand(r.expand(v))
 	case []any:
 		out := make([]any, 0, len(v))
 		for _, e := range v {

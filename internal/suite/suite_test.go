@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/sebdah/goldie/v2"
@@ -20,7 +22,7 @@ import (
 // ./internal/suite -update` rewrites them. Each scenario is a subtest:
 // -run 'TestScenarios/03-status'.
 func TestScenarios(t *testing.T) {
-	cfg := testConfig(t, suite.RefTarget{})
+	cfg := testConfig(t, target.RefTarget{})
 	scs, err := suite.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +106,7 @@ func readGolden(t *testing.T, name string) []suite.Observation {
 	return out
 }
 
-func testConfig(t *testing.T, target suite.Target) suite.Config {
+func testConfig(t *testing.T, target target.Target) suite.Config {
 	t.Helper()
 	muts, err := suite.EmbeddedChanges()
 	if err != nil {

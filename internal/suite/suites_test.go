@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -184,7 +186,7 @@ func TestSuiteFixturesFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t, suite.RefTarget{})
+	cfg := testConfig(t, target.RefTarget{})
 	for i, c := range []struct{ has, hasNot string }{
 		{"get-tiny-image", "embedded_resource"}, // the suite's sdk/stdio.json: server-everything's
 		{"e2-structured", "embedded_resource"},  // the suite's sdk/sse.json: the edge server's
@@ -217,7 +219,7 @@ func TestMakeGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(t, suite.RefTarget{})
+	cfg := testConfig(t, target.RefTarget{})
 	run := func() map[string]suite.GoldenChange {
 		t.Helper()
 		out := map[string]suite.GoldenChange{}

@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -34,7 +36,7 @@ func TestSplitCommand(t *testing.T) {
 		{in: `"open`, err: true},
 		{in: "   ", err: true},
 	} {
-		got, err := suite.SplitCommand(c.in)
+		got, err := target.SplitCommand(c.in)
 		if (err != nil) != c.err || !cmp.Equal(got, c.want) {
 			t.Errorf("SplitCommand(%q) = %q, %v; want %q, error %v", c.in, got, err, c.want, c.err)
 		}
@@ -48,13 +50,13 @@ func TestParseTarget(t *testing.T) {
 		"cmd:./f --a {addr}": "cmd:./f --a {addr}",
 		"url:http://x:1/":    "url:http://x:1",
 	} {
-		tg, err := suite.ParseTarget(spec)
+		tg, err := target.ParseTarget(spec)
 		if err != nil || tg.Name() != want {
 			t.Errorf("ParseTarget(%q) = %v, %v; want %s", spec, tg, err, want)
 		}
 	}
 	for _, bad := range []string{"cmd:", "url:", "ftp:x", "cmd:'unterminated"} {
-		if _, err := suite.ParseTarget(bad); err == nil {
+		if _, err := target.ParseTarget(bad); err == nil {
 			t.Errorf("ParseTarget(%q) accepted", bad)
 		}
 	}
@@ -88,7 +90,7 @@ func TestLoadTargetFile(t *testing.T) {
 		return p
 	}
 	good := write("t.yaml", "target: \"cmd:./facade {addr}\"\nenv: {A: b}\nstore: {seed: \"seed {state}\", dump: \"dump {state}\"}\ndeviations:\n  - {scenario: 09-*, path: \"*.error\", reason: transport text}\n")
-	tf, err := suite.LoadTargetFile(good)
+	tf, err := target.LoadTargetFile(good)
 	if err != nil || tf.Target != "cmd:./facade {addr}" || tf.Env["A"] != "b" || len(tf.Deviations) != 1 {
 		t.Fatalf("LoadTargetFile = %+v, %v", tf, err)
 	}
@@ -104,15 +106,15 @@ func TestLoadTargetFile(t *testing.T) {
 	if err := os.WriteFile(withDir, []byte("target: \"cmd:node {dir}/main.js {addr}\"\nstore: {seed: \"node {dir}/main.js seed\", dump: \"d\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tf, err = suite.LoadTargetFile(withDir)
+	tf, err = target.LoadTargetFile(withDir)
 	if err != nil || tf.Dir != spaced || tf.Target != "cmd:node '"+spaced+"'/main.js {addr}" || tf.Store.Seed != "node '"+spaced+"'/main.js seed" {
 		t.Fatalf("{dir}: %+v %v", tf, err)
 	}
-	if words, err := suite.SplitCommand(strings.TrimPrefix(tf.Target, "cmd:")); err != nil || words[1] != spaced+"/main.js" {
+	if words, err := target.SplitCommand(strings.TrimPrefix(tf.Target, "cmd:")); err != nil || words[1] != spaced+"/main.js" {
 		t.Errorf("SplitCommand(%q) = %q, %v", tf.Target, words, err)
 	}
 	// Compiled-in mutants: a switch instead of a build.
-	if tf, err := suite.LoadTargetFile(write("switch.yaml", "mutants: {catalogue: m.json, switch: MUTANT}\n")); err != nil || tf.Mutants.Switch != "MUTANT" {
+	if tf, err := target.LoadTargetFile(write("switch.yaml", "mutants: {catalogue: m.json, switch: MUTANT}\n")); err != nil || tf.Mutants.Switch != "MUTANT" {
 		t.Errorf("switch: %+v, %v", tf, err)
 	}
 	for name, body := range map[string]string{
@@ -123,7 +125,7 @@ func TestLoadTargetFile(t *testing.T) {
 		"nobuild.yaml":   "mutants: {catalogue: m}\n",
 		"both.yaml":      "mutants: {catalogue: m.json, build: b, switch: S}\n",
 	} {
-		if _, err := suite.LoadTargetFile(write(name, body)); err == nil || !strings.Contains(err.Error(), name) {
+		if _, err := target.LoadTargetFile(write(name, body)); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming the file", name, err)
 		}
 	}

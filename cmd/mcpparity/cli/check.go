@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -71,10 +73,10 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Co
 
 // targetConfig resolves --target and --target-file into cfg.
 func targetConfig(cfg *suite.Config, spec, file string) ([]compare.Deviation, error) {
-	var tf *suite.TargetFile
+	var tf *target.TargetFile
 	if file != "" {
 		var err error
-		if tf, err = suite.LoadTargetFile(file); err != nil {
+		if tf, err = target.LoadTargetFile(file); err != nil {
 			return nil, err
 		}
 		if spec == "" {
@@ -82,7 +84,7 @@ func targetConfig(cfg *suite.Config, spec, file string) ([]compare.Deviation, er
 		}
 		cfg.Vars = tf.Env
 	}
-	t, err := suite.ParseTarget(spec)
+	t, err := target.ParseTarget(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +100,8 @@ func targetConfig(cfg *suite.Config, spec, file string) ([]compare.Deviation, er
 
 // probe says, once before any scenario, whether a target that can tell
 // (url:, image:) cannot be reached.
-func probe(ctx context.Context, t suite.Target) error {
-	if p, ok := t.(suite.Prober); ok {
+func probe(ctx context.Context, t target.Target) error {
+	if p, ok := t.(target.Prober); ok {
 		return p.Probe(ctx)
 	}
 	return nil

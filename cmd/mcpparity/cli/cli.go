@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/mcpparity/mcpparity/internal/target/docker"
 )
 
 // A command is a subcommand: its line in the list, and its run.
@@ -22,6 +24,10 @@ type command struct {
 }
 
 var commands = map[string]*command{}
+
+// The command links the Docker support and makes image:<name:tag> targets
+// available (docs/targets.md); the harness's libraries do not.
+func init() { docker.Register() }
 
 func register(name, summary string, run func(ctx context.Context, c *call) int) {
 	commands[name] = &command{summary, run}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -26,11 +28,11 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	if *b == "" {
 		return c.badUsage("--b is required")
 	}
-	ta, err := suite.ParseTarget(*a)
+	ta, err := target.ParseTarget(*a)
 	if err != nil {
 		return c.badUsage("--a: %v", err)
 	}
-	tb, err := suite.ParseTarget(*b)
+	tb, err := target.ParseTarget(*b)
 	if err != nil {
 		return c.badUsage("--b: %v", err)
 	}

@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target/docker"
+
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/ory/dockertest/v3"
@@ -113,15 +117,15 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 // imageTarget parses image:<tag> as check does; harness is the static
 // binary whose folder the container mounts (the test binary may need a
 // dynamic loader that an image FROM scratch lacks).
-func imageTarget(t *testing.T, tag, harness string) *suite.ImageTarget {
+func imageTarget(t *testing.T, tag, harness string) *docker.ImageTarget {
 	t.Helper()
-	target, err := suite.ParseTarget("image:" + tag)
+	tgt, err := target.ParseTarget("image:" + tag)
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, ok := target.(*suite.ImageTarget)
+	it, ok := tgt.(*docker.ImageTarget)
 	if !ok {
-		t.Fatalf("image:%s parsed as %T", tag, target)
+		t.Fatalf("image:%s parsed as %T", tag, tgt)
 	}
 	it.Harness = harness
 	return it
@@ -129,7 +133,7 @@ func imageTarget(t *testing.T, tag, harness string) *suite.ImageTarget {
 
 // runImageCheck runs every scenario against target, harness serving the
 // stdio replays.
-func runImageCheck(t *testing.T, target suite.Target, harness string) []report.Result {
+func runImageCheck(t *testing.T, target target.Target, harness string) []report.Result {
 	t.Helper()
 	cfg := testConfig(t, target)
 	cfg.Harness = []string{harness}
@@ -144,7 +148,7 @@ func runImageCheck(t *testing.T, target suite.Target, harness string) []report.R
 func requireNoContainer(t *testing.T, pool *dockertest.Pool, tag string) {
 	t.Helper()
 	cs, err := pool.Client.ListContainers(dc.ListContainersOptions{
-		All: true, Filters: map[string][]string{"label": {suite.ImageLabel + "=" + tag}},
+		All: true, Filters: map[string][]string{"label": {docker.ImageLabel + "=" + tag}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -154,10 +158,10 @@ func requireNoContainer(t *testing.T, pool *dockertest.Pool, tag string) {
 	}
 }
 
-func scenarioEnv(t *testing.T) suite.Env {
+func scenarioEnv(t *testing.T) target.Env {
 	t.Helper()
 	dir := t.TempDir()
-	env := suite.Env{State: filepath.Join(dir, "state"), Workspace: filepath.Join(dir, "workspace")}
+	env := target.Env{State: filepath.Join(dir, "state"), Workspace: filepath.Join(dir, "workspace")}
 	for _, d := range []string{env.State, env.Workspace} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -165,7 +169,7 @@ func scenarioEnv(t *testing.T) suite.Env {
 	}
 	var err error
 	var release func()
-	if env.Addr, release, err = suite.FreeAddr(); err != nil {
+	if env.Addr, release, err = target.FreeAddr(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(release)
@@ -332,13 +336,13 @@ func TestDockerStop(t *testing.T) {
 
 // TestDockerEngineUnreachable needs no engine: Start says so clearly.
 func TestDockerEngineUnreachable(t *testing.T) {
-	it, err := suite.NewImageTarget("mcpparity-ref:latest")
+	it, err := docker.NewImageTarget("mcpparity-ref:latest")
 	if err != nil {
 		t.Fatal(err)
 	}
 	it.Endpoint = "unix://" + filepath.Join(t.TempDir(), "no-engine.sock")
 	_, err = it.Start(context.Background(), scenarioEnv(t))
-	if !errors.Is(err, suite.ErrEngineUnreachable) || !strings.Contains(err.Error(), "docker engine not reachable: ") {
+	if !errors.Is(err, docker.ErrEngineUnreachable) || !strings.Contains(err.Error(), "docker engine not reachable: ") {
 		t.Fatalf("want a clear error, got %v", err)
 	}
 }
@@ -351,18 +355,18 @@ func TestDockerParseImage(t *testing.T) {
 		"image:localhost:5000/team/ref:v1.2": {"localhost:5000/team/ref", "v1.2"},
 		"image:localhost:5000/ref":           {"localhost:5000/ref", "latest"},
 	} {
-		target, err := suite.ParseTarget(spec)
+		tgt, err := target.ParseTarget(spec)
 		if err != nil {
 			t.Errorf("%s: %v", spec, err)
 			continue
 		}
-		it := target.(*suite.ImageTarget)
-		if it.Repository != want[0] || it.Tag != want[1] || target.Name() != "image:"+want[0]+":"+want[1] {
-			t.Errorf("%s: %q %q %q", spec, it.Repository, it.Tag, target.Name())
+		it := tgt.(*docker.ImageTarget)
+		if it.Repository != want[0] || it.Tag != want[1] || tgt.Name() != "image:"+want[0]+":"+want[1] {
+			t.Errorf("%s: %q %q %q", spec, it.Repository, it.Tag, tgt.Name())
 		}
 	}
 	for _, bad := range []string{"image:ref@sha256:abc", "image:ref:", "image::v1"} {
-		if _, err := suite.ParseTarget(bad); err == nil {
+		if _, err := target.ParseTarget(bad); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
@@ -94,17 +96,17 @@ func (c *call) fuzzOutcome(rep *fuzz.Report, name, suiteDir, target, targetFile 
 }
 
 // fuzzRunner resolves the target and the harness into a runner.
-func (c *call) fuzzRunner(target, targetFile string) (*fuzz.Runner, int) {
+func (c *call) fuzzRunner(spec, targetFile string) (*fuzz.Runner, int) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, c.fail(exitCannotRun, err)
 	}
 	cfg := suite.Config{Harness: []string{exe}}
-	devs, err := targetConfig(&cfg, target, targetFile)
+	devs, err := targetConfig(&cfg, spec, targetFile)
 	if err != nil {
 		return nil, c.fail(exitCannotRun, err)
 	}
-	return &fuzz.Runner{Ref: suite.Config{Target: suite.RefTarget{}, Harness: cfg.Harness}, Target: cfg, Deviations: devs}, 0
+	return &fuzz.Runner{Ref: suite.Config{Target: target.RefTarget{}, Harness: cfg.Harness}, Target: cfg, Deviations: devs}, 0
 }
 
 // isFlagSet reports whether the command line set the flag.

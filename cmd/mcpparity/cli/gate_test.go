@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -219,7 +221,7 @@ func buildRef(t *testing.T) string {
 // gateCheck runs every scenario against bin started as serve-ref.
 func gateCheck(t *testing.T, bin string) []report.Result {
 	t.Helper()
-	target, err := suite.ParseTarget("cmd:" + bin + " serve-ref --addr {addr} --state {state} --workspace {workspace}")
+	target, err := target.ParseTarget("cmd:" + bin + " serve-ref --addr {addr} --state {state} --workspace {workspace}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func gateCheck(t *testing.T, bin string) []report.Result {
 
 // testConfig runs target with the embedded config changes, this test
 // binary as the harness (TestMain makes it serve stdio replays).
-func testConfig(t *testing.T, target suite.Target) suite.Config {
+func testConfig(t *testing.T, target target.Target) suite.Config {
 	t.Helper()
 	changes, err := suite.EmbeddedChanges()
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -190,7 +192,7 @@ func implName(arg string) (name, spec string, named bool) {
 	}
 	kind, rest, _ := strings.Cut(arg, ":")
 	if kind == "cmd" {
-		if argv, err := suite.SplitCommand(rest); err == nil {
+		if argv, err := target.SplitCommand(rest); err == nil {
 			return "cmd:" + filepath.Base(argv[0]), arg, false
 		}
 	}

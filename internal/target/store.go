@@ -1,4 +1,4 @@
-package suite
+package target
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func storeValue(v []byte) json.RawMessage {
 
 // boltStore is the default store contract, the reference's: the bbolt
 // file {state}/state.db, bucket "state", key "mcp".
-type boltStore struct{}
+type BoltStore struct{}
 
 const (
 	boltFile   = "state.db"
@@ -44,7 +44,7 @@ const (
 	boltKey    = "mcp"
 )
 
-func (boltStore) open(env Env) (*bolt.DB, error) {
+func (BoltStore) open(env Env) (*bolt.DB, error) {
 	path := filepath.Join(env.State, boltFile)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
 	if err != nil {
@@ -53,7 +53,7 @@ func (boltStore) open(env Env) (*bolt.DB, error) {
 	return db, nil
 }
 
-func (s boltStore) Seed(_ context.Context, env Env, config []byte) error {
+func (s BoltStore) Seed(_ context.Context, env Env, config []byte) error {
 	db, err := s.open(env)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (s boltStore) Seed(_ context.Context, env Env, config []byte) error {
 	})
 }
 
-func (s boltStore) Dump(_ context.Context, env Env) (json.RawMessage, error) {
+func (s BoltStore) Dump(_ context.Context, env Env) (json.RawMessage, error) {
 	db, err := s.open(env)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func (s cmdStore) run(ctx context.Context, env Env, argv []string, stdin []byte)
 	defer cancel()
 	args := make([]string, len(argv))
 	for i, a := range argv {
-		args[i] = env.expand(a)
+		args[i] = env.Expand(a)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = os.Environ()

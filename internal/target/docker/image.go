@@ -1,4 +1,7 @@
-package suite
+// Package docker runs a target from a container image (image:<name:tag>):
+// one container per scenario on the host network, through the engine's API.
+// The command registers it (Register); nothing else links it.
+package docker
 
 import (
 	"context"
@@ -14,12 +17,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/target"
+
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 )
 
-func init() {
-	imageTarget = func(image string) (Target, error) { return NewImageTarget(image) }
+// Register makes image:<name:tag> targets available to target.ParseTarget.
+func Register() {
+	target.RegisterImage(func(image string) (target.Target, error) { return NewImageTarget(image) })
 }
 
 // defaultImageCmd is the command an image target runs when the target
@@ -121,7 +127,7 @@ func (t *ImageTarget) Probe(ctx context.Context) error {
 	return err
 }
 
-func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
+func (t *ImageTarget) Start(ctx context.Context, env target.Env) (target.Instance, error) {
 	pool, closeIdle, err := t.preflight(ctx)
 	if err != nil {
 		return nil, err
@@ -164,7 +170,7 @@ func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
 			close(exited)
 		}
 	}()
-	err = waitReady(ctx, inst.url, env.Ready, exited, false)
+	err = target.WaitReady(ctx, inst.url, env.Ready, exited, false)
 	stopWaiting()
 	<-waited
 	if err == nil && ctx.Err() != nil {
@@ -182,7 +188,7 @@ func (t *ImageTarget) Start(ctx context.Context, env Env) (Instance, error) {
 
 // runOptions is the container's configuration: host network, the binds,
 // the command and the environment with placeholders expanded.
-func (t *ImageTarget) runOptions(env Env, harness string) (*dockertest.RunOptions, func(*dc.HostConfig), error) {
+func (t *ImageTarget) runOptions(env target.Env, harness string) (*dockertest.RunOptions, func(*dc.HostConfig), error) {
 	var suffix [6]byte
 	if _, err := rand.Read(suffix[:]); err != nil {
 		return nil, nil, err
@@ -193,7 +199,7 @@ func (t *ImageTarget) runOptions(env Env, harness string) (*dockertest.RunOption
 	}
 	expanded := make([]string, len(cmd))
 	for i, a := range cmd {
-		expanded[i] = env.expand(a)
+		expanded[i] = env.Expand(a)
 	}
 	vars, err := env.ProcessVars()
 	if err != nil {
@@ -284,7 +290,7 @@ func (i *imageInstance) Logs() string {
 func (i *imageInstance) fetchLogs() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	out := &capped{max: 64 << 10}
+	out := &target.Capped{Max: 64 << 10}
 	out.Write([]byte(i.note))
 	err := i.pool.Client.Logs(dc.LogsOptions{
 		Context: ctx, Container: i.name, OutputStream: out, ErrorStream: out,

@@ -1,9 +1,7 @@
-// Package suite runs the conformance scenarios against a target: it starts
-// the servers a scenario needs (replays of the fixtures, the live SDK
-// server), seeds the target's store, starts the target, drives it over the
-// HTTP contract, normalizes what it observes and compares it with the golden
-// observations.
-package suite
+// Package target is what a check runs against: the target kinds (ref, cmd:,
+// url:, image: when registered), their environment and readiness, the store
+// contract that seeds and dumps a target's state, and the target file.
+package target
 
 import (
 	"context"
@@ -45,7 +43,7 @@ func (e Env) launchers() string { return filepath.Join(e.Workspace, "bin") }
 func (e Env) ProcessVars() ([]string, error) {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(e.Vars)) {
-		v := e.expand(e.Vars[k])
+		v := e.Expand(e.Vars[k])
 		if k == "PATH" {
 			var err error
 			if v, err = hiddenPath(v, e.Hide, e.launchers()); err != nil {
@@ -97,8 +95,13 @@ func ParseTarget(spec string) (Target, error) {
 	return nil, fmt.Errorf("unknown target %q (want ref, cmd:<command line>, url:<base> or image:<name:tag>)", spec)
 }
 
-// imageTarget builds an image target; set by the docker support.
+// imageTarget builds an image target; set by RegisterImage.
 var imageTarget func(image string) (Target, error)
+
+// RegisterImage makes image:<name:tag> targets available, built by f. The
+// Docker support (package docker) is linked only into the command, which
+// registers it: the engine's client stays out of every other package.
+func RegisterImage(f func(image string) (Target, error)) { imageTarget = f }
 
 // SplitCommand splits a command line into words: spaces separate, single
 // and double quotes group, backslash escapes outside single quotes.
@@ -149,6 +152,6 @@ func SplitCommand(s string) ([]string, error) {
 }
 
 // expand replaces the placeholders of env in s.
-func (e Env) expand(s string) string {
+func (e Env) Expand(s string) string {
 	return strings.NewReplacer("{addr}", e.Addr, "{state}", e.State, "{workspace}", e.Workspace, "{catalog}", e.Catalog).Replace(s)
 }

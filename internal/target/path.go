@@ -1,4 +1,4 @@
-package suite
+package target
 
 import (
 	"crypto/sha256"
@@ -18,7 +18,7 @@ import (
 // it (see Env.Hide).
 const pathPlaceholder = "{path}"
 
-func expandPath(v string) string {
+func ExpandPath(v string) string {
 	return strings.ReplaceAll(v, pathPlaceholder, os.Getenv("PATH"))
 }
 

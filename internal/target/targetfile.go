@@ -1,4 +1,4 @@
-package suite
+package target
 
 import (
 	"fmt"
@@ -118,7 +118,7 @@ func (tf *TargetFile) setDir(dir string) {
 // it declares none).
 func (tf *TargetFile) StoreFor() (Store, error) {
 	if tf == nil || tf.Store == nil {
-		return boltStore{}, nil
+		return BoltStore{}, nil
 	}
 	seed, err := SplitCommand(tf.Store.Seed)
 	if err != nil {

@@ -1,4 +1,4 @@
-package suite
+package target
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func (t *cmdTarget) Name() string { return "cmd:" + joinCommand(t.Argv) }
 func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	argv := make([]string, len(t.Argv))
 	for i, a := range t.Argv {
-		argv[i] = env.expand(a)
+		argv[i] = env.Expand(a)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	vars, err := env.ProcessVars()
@@ -38,7 +38,7 @@ func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 		return nil, err
 	}
 	cmd.Env = append(os.Environ(), vars...)
-	logs := &capped{max: 64 << 10}
+	logs := &Capped{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	procgroup.Own(cmd)
 	procgroup.DieWithParent(cmd)
@@ -50,7 +50,7 @@ func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 		inst.waitErr = cmd.Wait()
 		close(inst.exited)
 	}()
-	if err := waitReady(ctx, inst.url, env.Ready, inst.exited, false); err != nil {
+	if err := WaitReady(ctx, inst.url, env.Ready, inst.exited, false); err != nil {
 		_ = inst.Stop(context.Background())
 		return nil, fmt.Errorf("target did not start: %w\n%s", err, logs.String())
 	}
@@ -60,7 +60,7 @@ func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 type cmdInstance struct {
 	cmd     *exec.Cmd
 	url     string
-	logs    *capped
+	logs    *Capped
 	exited  chan struct{}
 	waitErr error
 }
@@ -220,18 +220,18 @@ func ephemeralStart() int {
 }
 
 // capped is a concurrency-safe buffer that keeps the first max bytes.
-type capped struct {
+type Capped struct {
 	mu   sync.Mutex
 	buf  []byte
-	max  int
+	Max  int
 	full bool
 }
 
-func (c *capped) Write(p []byte) (int, error) {
+func (c *Capped) Write(p []byte) (int, error) {
 	n := len(p)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := c.max - len(c.buf); room > 0 && !c.full {
+	if room := c.Max - len(c.buf); room > 0 && !c.full {
 		if len(p) > room {
 			p, c.full = p[:room], true
 			// Never keep half a character.
@@ -247,7 +247,7 @@ func (c *capped) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *capped) String() string {
+func (c *Capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return string(c.buf)

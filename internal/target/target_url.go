@@ -1,4 +1,4 @@
-package suite
+package target
 
 import (
 	"context"
@@ -17,7 +17,7 @@ type urlTarget struct {
 func (t *urlTarget) Name() string { return "url:" + t.Base }
 
 func (t *urlTarget) Start(ctx context.Context, env Env) (Instance, error) {
-	if err := waitReady(ctx, t.Base, env.Ready, nil, true); err != nil {
+	if err := WaitReady(ctx, t.Base, env.Ready, nil, true); err != nil {
 		return nil, err
 	}
 	return urlInstance{t.Base}, nil
@@ -26,7 +26,7 @@ func (t *urlTarget) Start(ctx context.Context, env Env) (Instance, error) {
 // Probe checks once, before any scenario, that the target answers: a
 // refused connection fails at once.
 func (t *urlTarget) Probe(ctx context.Context) error {
-	return waitReady(ctx, t.Base, 0, nil, true)
+	return WaitReady(ctx, t.Base, 0, nil, true)
 }
 
 type urlInstance struct{ base string }
@@ -41,9 +41,9 @@ func (urlInstance) Logs() string               { return "" }
 // exits (exited closes) or bound passes (0: Waits' default). With refusedIsFinal, a
 // refused connection ends the wait at once (a target already running that
 // refuses connections is down, not starting).
-func waitReady(ctx context.Context, base string, bound time.Duration, exited <-chan struct{}, refusedIsFinal bool) error {
+func WaitReady(ctx context.Context, base string, bound time.Duration, exited <-chan struct{}, refusedIsFinal bool) error {
 	if bound <= 0 {
-		bound = Waits{}.withDefaults().Ready
+		bound = Waits{}.WithDefaults().Ready
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
