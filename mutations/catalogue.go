@@ -15,8 +15,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/docs"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // Mutant is one change of one file. Rule mutants come from the catalogue
@@ -71,7 +72,7 @@ func rules() []string {
 // validRule reports whether id is a rule of the specification: one of
 // Rules, or a rule of the JSON forms, time, shutdown or the contract (J1,
 // T1, S1, H1…H4), which a catalogue may also break.
-func validRule(id string) bool { return suite.IsSpecRule(id) }
+func validRule(id string) bool { return scenario.IsSpecRule(id) }
 
 // ruleRank orders rule ids as the specification defines them (C1…C8,
 // P1…P17, …); unknown ids go last, by name.

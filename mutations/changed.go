@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // ScenariosDir is the folder of the scenarios, relative to the module root.
@@ -44,11 +44,11 @@ func ChangedFiles(ctx context.Context, root, rev string) ([]string, error) {
 // `rules`, as docs/rules-coverage.md shows them). The error wraps
 // fs.ErrNotExist when the folder is absent.
 func RuleScenarios(root string) (map[string][]string, error) {
-	scenarios, err := suite.LoadScenarios(os.DirFS(root), ScenariosDir)
+	scenarios, err := scenario.LoadScenarios(os.DirFS(root), ScenariosDir)
 	if err != nil {
 		return nil, err
 	}
-	return suite.RuleScenarios(scenarios), nil
+	return scenario.RuleScenarios(scenarios), nil
 }
 
 // ruleFiles are the files whose change concerns a rule: the files of its

@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -80,13 +81,13 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	scenarios, err := suite.EmbeddedScenarios()
+	scenarios, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		return nil, err
 	}
 	t := &targetRun{reporter: reporter{r: r, n: len(ms), rep: &Report{Version: ReportVersion, Mode: modeTarget,
 		Selected: len(ms), Workers: r.cfg.Workers, Started: start.UTC().Truncate(time.Second)}},
-		cfg: cfg, tf: tf, sw: sw, tmp: tmp, file: filepath.Base(cfg.File), byRule: suite.RuleScenarios(scenarios),
+		cfg: cfg, tf: tf, sw: sw, tmp: tmp, file: filepath.Base(cfg.File), byRule: scenario.RuleScenarios(scenarios),
 		kept: map[string]builtCopy{}}
 	if sw != nil {
 		for _, m := range sw.Equivalent {

@@ -3,7 +3,7 @@ package fuzz
 import (
 	"encoding/json"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // Bad input is compared as docs/contract.md says (H1, H2): a refusal's
@@ -52,7 +52,7 @@ var wrongTypes = map[string][]string{
 
 func (g *generator) badBodyUnit(s *stream) {
 	r := oneOf(s, bodyRoutes)
-	st := suite.Step{Method: "POST", Path: r.path, Compare: suite.CompareRefusal}
+	st := scenario.Step{Method: "POST", Path: r.path, Compare: scenario.CompareRefusal}
 	kind := s.pick(2, 3, 4, 3, 2, 1)
 	if kind == 2 && len(r.fields) == 0 || kind == 5 && !refusesEmpty[r.path] {
 		kind = 1
@@ -60,7 +60,7 @@ func (g *generator) badBodyUnit(s *stream) {
 	switch kind {
 	case 0: // null, absent: exactly as {} (H2.1)
 		raw := "null"
-		st.Name, st.Rules, st.RawBody, st.Compare = "null body", []string{"H2.1"}, &raw, suite.CompareExact
+		st.Name, st.Rules, st.RawBody, st.Compare = "null body", []string{"H2.1"}, &raw, scenario.CompareExact
 	case 1:
 		raw := oneOf(s, malformed)
 		st.Name, st.Rules, st.RawBody = "malformed body", []string{"H1.1"}, &raw
@@ -96,14 +96,14 @@ func (g *generator) badBodyUnit(s *stream) {
 // nullFields sends every known field null, or absent, and unknown ones:
 // read as absent (H2.1), compared exactly. A save so read has an empty
 // name and is refused (C4.2).
-func (g *generator) nullFields(s *stream, st *suite.Step, fields []member) {
+func (g *generator) nullFields(s *stream, st *scenario.Step, fields []member) {
 	ms := []member{{"extra", s.jsonValue(1)}}
 	for _, f := range fields {
 		if s.chance(50) {
 			ms = append(ms, member{f.key, "null"})
 		}
 	}
-	st.Name, st.Rules, st.Compare = "null and unknown fields", []string{"H2.1"}, suite.CompareExact
+	st.Name, st.Rules, st.Compare = "null and unknown fields", []string{"H2.1"}, scenario.CompareExact
 	*st = withBody(*st, s.object(ms))
 }
 
@@ -119,8 +119,8 @@ func (g *generator) wrongMethodUnit(s *stream) {
 		return
 	}
 	method := oneOf(s, []string{"GET", "PUT", "PATCH", "DELETE"})
-	g.add(suite.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
-		Compare: suite.CompareAnswered, Store: s.chance(50)})
+	g.add(scenario.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
+		Compare: scenario.CompareAnswered, Store: s.chance(50)})
 }
 
 // caseMethodUnit sends POST in another case (methods are case-sensitive:
@@ -142,20 +142,20 @@ func (g *generator) caseMethodUnit(s *stream, path string) {
 	case "/api/mcp/tool":
 		ms = append(ms, member{"tool", `"echo"`}, member{"on", "false"})
 	}
-	g.add(withBody(suite.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
-		Compare: suite.CompareAnswered, Store: true}, s.object(ms)))
+	g.add(withBody(scenario.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
+		Compare: scenario.CompareAnswered, Store: true}, s.object(ms)))
 }
 
 func (g *generator) unknownRouteUnit(s *stream) {
 	path := oneOf(s, []string{"/nope", "/api/mcp/save/x", "/api/mcpx", "/internal/facade/v1/mcp/ghost", "/api/mcp/catalog/x", "/api/mcp/%C3%A9"})
 	method := oneOf(s, []string{"GET", "POST"})
-	g.add(suite.Step{Name: method + " " + path, Rules: []string{"H1.4"}, Method: method, Path: path, Compare: suite.CompareStatus})
+	g.add(scenario.Step{Name: method + " " + path, Rules: []string{"H1.4"}, Method: method, Path: path, Compare: scenario.CompareStatus})
 }
 
 // bigBodyUnit sends a save of one byte over 1 MiB (refused with 413), or
 // of exactly 1 MiB, read and refused by its name (H1.5, C4.3).
 func (g *generator) bigBodyUnit(s *stream) {
-	st := suite.Step{Name: "a body over 1 MiB", Rules: []string{"H1.5"}, Method: "POST", Path: "/api/mcp/save", PadTo: 1<<20 + 1}
+	st := scenario.Step{Name: "a body over 1 MiB", Rules: []string{"H1.5"}, Method: "POST", Path: "/api/mcp/save", PadTo: 1<<20 + 1}
 	body := map[string]any{"name": s.name(), "command": "fz-nope"}
 	if s.chance(50) {
 		st.Name, st.PadTo, st.Rules = "a body of exactly 1 MiB", 1<<20, []string{"H1.5", "C4.3"}

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/impl"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // faultMask is where a call whose attempts both met a fault (a stream
@@ -53,7 +54,7 @@ func (g *generator) callUnit(s *stream) {
 }
 
 // callStep is a call of exposed with args and contextWindow ("" absent).
-func (g *generator) callStep(s *stream, exposed, args, cw string, rules []string) suite.Step {
+func (g *generator) callStep(s *stream, exposed, args, cw string, rules []string) scenario.Step {
 	ms := []member{{"name", s.jsonString(exposed)}}
 	if args != "" {
 		ms = append(ms, member{"args", args})
@@ -61,7 +62,7 @@ func (g *generator) callStep(s *stream, exposed, args, cw string, rules []string
 	if cw != "" {
 		ms = append(ms, member{"contextWindow", cw})
 	}
-	st := withBody(suite.Step{Name: "call " + quote(exposed), Rules: rules, Method: "POST",
+	st := withBody(scenario.Step{Name: "call " + quote(exposed), Rules: rules, Method: "POST",
 		Path: "/internal/facade/v1/mcp/call"}, s.object(ms))
 	if g.reachesFaults(exposed) {
 		st.Masks = faultMask

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
@@ -172,7 +174,7 @@ func TestFindShrinkWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scs, err := suite.LoadScenarios(os.DirFS(dir), "scenarios")
+	scs, err := scenario.LoadScenarios(os.DirFS(dir), "scenarios")
 	if err != nil || len(scs) != 1 {
 		t.Fatalf("the scenario written does not load: %v", err)
 	}

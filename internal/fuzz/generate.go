@@ -7,14 +7,14 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // Program is a generated sequence: the scenario it makes and the choices
 // it was made from, with the number of steps each unit made (the header's
 // prelude first).
 type Program struct {
-	Scenario *suite.Scenario
+	Scenario *scenario.Scenario
 	Choices  Choices
 	// Seed is the seed the choices were drawn from (0 when they were
 	// given: a shrunk program).
@@ -25,7 +25,7 @@ type Program struct {
 
 // generator builds one scenario from its choices.
 type generator struct {
-	sc   *suite.Scenario
+	sc   *scenario.Scenario
 	m    *model
 	mode int
 	// faulty are the scenario servers with faults on their calls.
@@ -79,7 +79,7 @@ func generate(part func(int) *stream, units int, name string) (*Program, error) 
 	if err != nil {
 		return nil, err
 	}
-	g := &generator{sc: &suite.Scenario{Name: name, Servers: map[string]suite.ServerSpec{}}, faulty: map[string]bool{}}
+	g := &generator{sc: &scenario.Scenario{Name: name, Servers: map[string]scenario.ServerSpec{}}, faulty: map[string]bool{}}
 	g.m = newModel(map[string]*kind{})
 	p := &Program{Scenario: g.sc}
 	h := part(-1)
@@ -96,7 +96,7 @@ func generate(part func(int) *stream, units int, name string) (*Program, error) 
 		p.unitSteps = append(p.unitSteps, len(g.sc.Steps)-before)
 	}
 	if g.observesReplays() && h.fresh1() == 1 {
-		g.add(suite.Step{Name: "replays", Rules: []string{"P1.1", "P2.5", "S1.1"}, Replays: true})
+		g.add(scenario.Step{Name: "replays", Rules: []string{"P1.1", "P2.5", "S1.1"}, Replays: true})
 	}
 	p.Choices.Header = h.used()
 	g.describe()
@@ -104,7 +104,7 @@ func generate(part func(int) *stream, units int, name string) (*Program, error) 
 }
 
 // add appends steps, each named after its index.
-func (g *generator) add(steps ...suite.Step) {
+func (g *generator) add(steps ...scenario.Step) {
 	for _, st := range steps {
 		st.Name = strconv.Itoa(len(g.sc.Steps)+1) + " " + st.Name
 		slices.Sort(st.Rules)

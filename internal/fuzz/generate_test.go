@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // generated returns the scenarios of seeds 1..n.
@@ -24,7 +24,7 @@ func generated(t *testing.T, n int) []*Program {
 	return out
 }
 
-func scenarioJSON(t *testing.T, sc *suite.Scenario) string {
+func scenarioJSON(t *testing.T, sc *scenario.Scenario) string {
 	t.Helper()
 	raw, err := json.Marshal(sc)
 	if err != nil {
@@ -68,7 +68,7 @@ func TestGeneratedScenariosLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	scs, err := suite.LoadScenarios(os.DirFS(dir), ".")
+	scs, err := scenario.LoadScenarios(os.DirFS(dir), ".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,33 +102,35 @@ func TestPrewarmIsFollowed(t *testing.T) {
 // TestGeneratorReachesTheEdges: over a few hundred seeds, the generator
 // draws each of the values where implementations are known to differ.
 func TestGeneratorReachesTheEdges(t *testing.T) {
-	want := map[string]func(sc *suite.Scenario, text string) bool{
-		"a barrier":                    func(sc *suite.Scenario, _ string) bool { return sc.Servers["b1"].Barrier != "" },
-		"a held handshake, launched":   func(sc *suite.Scenario, _ string) bool { return sc.Servers["h2"].Launcher == "npx.cmd.exe" },
-		"a live gen server over stdio": func(sc *suite.Scenario, _ string) bool { _, ok := sc.Servers["gstdio"]; return ok },
-		"a replay with faults":         func(sc *suite.Scenario, _ string) bool { return len(sc.Servers["rsse"].Faults) > 0 },
-		"an output of exactly the cap": func(_ *suite.Scenario, text string) bool { return strings.Contains(text, `\"repeat\":11999`) },
-		"a name beyond the BMP":        func(_ *suite.Scenario, text string) bool { return strings.Contains(text, "🙂") },
-		"U+2028":                       func(_ *suite.Scenario, text string) bool { return strings.Contains(text, `\u2028`) }, // as Go writes it
-		"NEL":                          func(_ *suite.Scenario, text string) bool { return strings.Contains(text, "\u0085") },
-		"BOM":                          func(_ *suite.Scenario, text string) bool { return strings.Contains(text, "\ufeff") },
-		"U+180E":                       func(_ *suite.Scenario, text string) bool { return strings.Contains(text, "\u180e") },
-		"a name with __": func(_ *suite.Scenario, text string) bool {
+	want := map[string]func(sc *scenario.Scenario, text string) bool{
+		"a barrier":                    func(sc *scenario.Scenario, _ string) bool { return sc.Servers["b1"].Barrier != "" },
+		"a held handshake, launched":   func(sc *scenario.Scenario, _ string) bool { return sc.Servers["h2"].Launcher == "npx.cmd.exe" },
+		"a live gen server over stdio": func(sc *scenario.Scenario, _ string) bool { _, ok := sc.Servers["gstdio"]; return ok },
+		"a replay with faults":         func(sc *scenario.Scenario, _ string) bool { return len(sc.Servers["rsse"].Faults) > 0 },
+		"an output of exactly the cap": func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, `\"repeat\":11999`) },
+		"a name beyond the BMP":        func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, "🙂") },
+		"U+2028":                       func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, `\u2028`) }, // as Go writes it
+		"NEL":                          func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, "\u0085") },
+		"BOM":                          func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, "\ufeff") },
+		"U+180E":                       func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, "\u180e") },
+		"a name with __": func(_ *scenario.Scenario, text string) bool {
 			return strings.Contains(text, `__\"`) || strings.Contains(text, `"__`)
 		},
-		"-0":          func(_ *suite.Scenario, text string) bool { return strings.Contains(text, "-0") },
-		"a null body": func(_ *suite.Scenario, text string) bool { return strings.Contains(text, `"rawBody":"null"`) },
-		"a body over 1 MiB": func(sc *suite.Scenario, _ string) bool {
-			return hasStep(sc, func(st suite.Step) bool { return st.PadTo > 1<<20 })
+		"-0":          func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, "-0") },
+		"a null body": func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, `"rawBody":"null"`) },
+		"a body over 1 MiB": func(sc *scenario.Scenario, _ string) bool {
+			return hasStep(sc, func(st scenario.Step) bool { return st.PadTo > 1<<20 })
 		},
-		"a label at 120 runes": func(_ *suite.Scenario, text string) bool { return strings.Contains(text, strings.Repeat("🙂", 112)) },
-		"keys out of order":    func(_ *suite.Scenario, text string) bool { return strings.Contains(text, `"rawBody":"{\"on\"`) },
-		"a partial store":      func(sc *suite.Scenario, _ string) bool { return strings.Contains(string(sc.Seed), ":5") },
-		"a wrong method": func(sc *suite.Scenario, _ string) bool {
-			return hasStep(sc, func(st suite.Step) bool { return st.Compare == suite.CompareAnswered })
+		"a label at 120 runes": func(_ *scenario.Scenario, text string) bool {
+			return strings.Contains(text, strings.Repeat("🙂", 112))
 		},
-		"POST in another case, with a body": func(sc *suite.Scenario, _ string) bool {
-			return hasStep(sc, func(st suite.Step) bool {
+		"keys out of order": func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, `"rawBody":"{\"on\"`) },
+		"a partial store":   func(sc *scenario.Scenario, _ string) bool { return strings.Contains(string(sc.Seed), ":5") },
+		"a wrong method": func(sc *scenario.Scenario, _ string) bool {
+			return hasStep(sc, func(st scenario.Step) bool { return st.Compare == scenario.CompareAnswered })
+		},
+		"POST in another case, with a body": func(sc *scenario.Scenario, _ string) bool {
+			return hasStep(sc, func(st scenario.Step) bool {
 				return st.Method != "POST" && strings.EqualFold(st.Method, "POST") && st.RawBody != nil
 			})
 		},
@@ -149,7 +151,7 @@ func TestGeneratorReachesTheEdges(t *testing.T) {
 	}
 }
 
-func hasStep(sc *suite.Scenario, f func(suite.Step) bool) bool {
+func hasStep(sc *scenario.Scenario, f func(scenario.Step) bool) bool {
 	for _, st := range sc.Steps {
 		if f(st) {
 			return true

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // Modes of a sequence: untimed, or timed where the outcome of its first
@@ -197,7 +197,7 @@ func (g *generator) prelude(h *stream) {
 	case 2:
 		g.add(prewarmStep("{}"), statusStep())
 	case 3:
-		g.add(suite.Step{Name: "test of an unknown name", Rules: []string{"C5.2", "P16.2"}, Method: "POST",
+		g.add(scenario.Step{Name: "test of an unknown name", Rules: []string{"C5.2", "P16.2"}, Method: "POST",
 			Path: "/api/mcp/test", Body: json.RawMessage(`{"name":"ghost"}`)})
 	}
 }

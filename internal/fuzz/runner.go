@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -15,7 +17,7 @@ import (
 
 // Judge runs a scenario on both sides and judges the target (Runner does).
 type Judge interface {
-	Run(ctx context.Context, sc *suite.Scenario) (Outcome, error)
+	Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error)
 }
 
 // Runner runs a scenario against the reference, then against the target
@@ -46,12 +48,12 @@ var errStopped = errors.New("stopped")
 
 // Run runs sc on both sides. An error is a side that could not run (the
 // harness, or a target that did not start), or errStopped.
-func (r *Runner) Run(ctx context.Context, sc *suite.Scenario) (Outcome, error) {
+func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error) {
 	golden, err := r.reference(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := suite.Check(ctx, r.Target, []*suite.Scenario{sc}, func(string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
+	res := suite.Check(ctx, r.Target, []*scenario.Scenario{sc}, func(string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
 	if ctx.Err() != nil {
 		return Outcome{}, errStopped
 	}
@@ -63,7 +65,7 @@ func (r *Runner) Run(ctx context.Context, sc *suite.Scenario) (Outcome, error) {
 
 // reference runs sc against the reference and returns its observations
 // in the golden form.
-func (r *Runner) reference(ctx context.Context, sc *suite.Scenario) ([]byte, error) {
+func (r *Runner) reference(ctx context.Context, sc *scenario.Scenario) ([]byte, error) {
 	obs, _, _, err := suite.RunScenario(ctx, r.Ref, sc)
 	if ctx.Err() != nil {
 		return nil, errStopped

@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -20,7 +21,7 @@ type rankJudge struct {
 	finished chan int
 }
 
-func (j *rankJudge) Run(ctx context.Context, sc *suite.Scenario) (Outcome, error) {
+func (j *rankJudge) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error) {
 	rank := j.ranks[sc.Name]
 	if j.slow[rank] {
 		// Still running once a later sequence has diverged, and for a

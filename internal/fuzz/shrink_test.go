@@ -6,21 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // fakeJudge says a scenario diverges at its first step that bad accepts.
 type fakeJudge struct {
-	bad  func(suite.Step) bool
+	bad  func(scenario.Step) bool
 	runs int
 }
 
-func (j *fakeJudge) Run(_ context.Context, sc *suite.Scenario) (Outcome, error) {
+func (j *fakeJudge) Run(_ context.Context, sc *scenario.Scenario) (Outcome, error) {
 	j.runs++
 	for i, st := range sc.Steps {
 		if j.bad(st) {
@@ -51,7 +52,7 @@ func firstDiverging(t *testing.T, j *fakeJudge) (*Program, Outcome) {
 // TestShrinkToTheStep: a divergence on the catalog step shrinks to that
 // step alone, without servers or store, the same way twice.
 func TestShrinkToTheStep(t *testing.T) {
-	catalog := func(st suite.Step) bool { return st.Path == "/api/mcp/catalog" }
+	catalog := func(st scenario.Step) bool { return st.Path == "/api/mcp/catalog" }
 	var results []string
 	for range 2 {
 		j := &fakeJudge{bad: catalog}
@@ -78,7 +79,7 @@ func TestShrinkToTheStep(t *testing.T) {
 // TestShrinkKeepsWhatMatters: a divergence that needs a save of a
 // configured server with a url keeps a save with a url.
 func TestShrinkKeepsWhatMatters(t *testing.T) {
-	saveURL := func(st suite.Step) bool {
+	saveURL := func(st scenario.Step) bool {
 		return st.Path == "/api/mcp/save" && st.Store && len(st.Body) > 0 && strings.Contains(string(st.Body), `"url":"{url:`)
 	}
 	j := &fakeJudge{bad: saveURL}
@@ -94,7 +95,7 @@ func TestShrinkKeepsWhatMatters(t *testing.T) {
 
 // TestShrinkBudget: the shrinker stops at its budget.
 func TestShrinkBudget(t *testing.T) {
-	j := &fakeJudge{bad: func(st suite.Step) bool { return st.Path == "/api/mcp" }}
+	j := &fakeJudge{bad: func(st scenario.Step) bool { return st.Path == "/api/mcp" }}
 	p, out := firstDiverging(t, j)
 	j.runs = 0
 	if _, _, runs, err := shrink(context.Background(), j, p, out, 3); err != nil || runs != 3 || j.runs != 3 {

@@ -6,8 +6,9 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/scenarios"
 )
@@ -16,7 +17,7 @@ import (
 // it, its tools, and the calls it answers (nil: a gen server, whose calls
 // are generated).
 type kind struct {
-	spec  suite.ServerSpec
+	spec  scenario.ServerSpec
 	stdio bool
 	tools []string
 	calls []recordedCall
@@ -59,13 +60,13 @@ func loadKinds() (map[string]*kind, error) {
 		return nil, err
 	}
 	out := map[string]*kind{
-		"gsse":   {spec: suite.ServerSpec{Live: "gen-sse"}, tools: sdkserver.GenTools},
-		"gjson":  {spec: suite.ServerSpec{Live: "gen-json"}, tools: sdkserver.GenTools},
-		"gstdio": {spec: suite.ServerSpec{Live: "gen-stdio"}, tools: sdkserver.GenTools, stdio: true},
-		"rsse":   {spec: suite.ServerSpec{Replay: "sdk/sse.json"}, calls: sdkCalls, faulty: true},
-		"rjson":  {spec: suite.ServerSpec{Replay: "sdk/json.json"}, calls: sdkCalls, faulty: true},
-		"rstdio": {spec: suite.ServerSpec{Replay: "sdk/stdio.json", Stdio: true}, calls: sdkCalls, stdio: true},
-		"edge":   {spec: suite.ServerSpec{Replay: "edge/sse.json"}, calls: edgeCalls},
+		"gsse":   {spec: scenario.ServerSpec{Live: "gen-sse"}, tools: sdkserver.GenTools},
+		"gjson":  {spec: scenario.ServerSpec{Live: "gen-json"}, tools: sdkserver.GenTools},
+		"gstdio": {spec: scenario.ServerSpec{Live: "gen-stdio"}, tools: sdkserver.GenTools, stdio: true},
+		"rsse":   {spec: scenario.ServerSpec{Replay: "sdk/sse.json"}, calls: sdkCalls, faulty: true},
+		"rjson":  {spec: scenario.ServerSpec{Replay: "sdk/json.json"}, calls: sdkCalls, faulty: true},
+		"rstdio": {spec: scenario.ServerSpec{Replay: "sdk/stdio.json", Stdio: true}, calls: sdkCalls, stdio: true},
+		"edge":   {spec: scenario.ServerSpec{Replay: "edge/sse.json"}, calls: edgeCalls},
 	}
 	for name, k := range out {
 		if k.spec.Replay == "" {

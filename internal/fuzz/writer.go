@@ -10,9 +10,9 @@ import (
 	"unicode"
 	"unicode/utf16"
 
-	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/compare"
 )
 
 // Written are the files a finding was written to.
@@ -26,7 +26,7 @@ type Written struct {
 // recordings: none is written). The scenario written is read back as
 // check reads scenarios, so that a file that would not load is never
 // left as a finding.
-func Write(dir string, sc *suite.Scenario, golden []byte) (Written, error) {
+func Write(dir string, sc *scenario.Scenario, golden []byte) (Written, error) {
 	w := Written{
 		Scenario: filepath.Join(dir, "scenarios", sc.Name+".json"),
 		Golden:   filepath.Join(dir, "golden", sc.Name+".golden"),
@@ -43,7 +43,7 @@ func Write(dir string, sc *suite.Scenario, golden []byte) (Written, error) {
 			return w, err
 		}
 	}
-	all, err := suite.LoadScenarios(os.DirFS(dir), "scenarios")
+	all, err := scenario.LoadScenarios(os.DirFS(dir), "scenarios")
 	if err != nil {
 		return w, fmt.Errorf("the scenario written does not load: %w", err)
 	}
@@ -58,7 +58,7 @@ func Write(dir string, sc *suite.Scenario, golden []byte) (Written, error) {
 // encodeScenario writes sc as the scenario files are written: indented
 // JSON, characters as they are, except those one cannot see (white
 // space but the space, invisible and control characters), escaped.
-func encodeScenario(sc *suite.Scenario) ([]byte, error) {
+func encodeScenario(sc *scenario.Scenario) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

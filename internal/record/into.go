@@ -9,8 +9,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/recorder"
 )
 
@@ -97,7 +98,7 @@ func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) 
 // writes it for r's server, from the suite's stored fixture and some
 // calls: those its call steps make.
 func asWritten(r SuiteRecording, current []byte) bool {
-	var s suite.Scenario
+	var s scenario.Scenario
 	if err := json.Unmarshal(current, &s); err != nil {
 		return false
 	}
@@ -120,7 +121,7 @@ func asWritten(r SuiteRecording, current []byte) bool {
 // callsOf reads back the calls of a starting scenario's steps: the tool
 // from the step's name ("call echo", "call echo (2)"), its arguments from
 // the body.
-func callsOf(steps []suite.Step) []Call {
+func callsOf(steps []scenario.Step) []Call {
 	var calls []Call
 	for _, st := range steps {
 		tool, ok := strings.CutPrefix(st.Name, "call ")

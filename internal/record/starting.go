@@ -8,18 +8,19 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/impl"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // StartingScenario is the scenario written for a new recording of a
 // suite: its server replayed from the fixture, then the status, the
 // tools, each call of the script, and the replay's report.
-func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*suite.Scenario, error) {
+func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*scenario.Scenario, error) {
 	name := r.Name
 	stdio := fx.Manifest.Transport == fixtures.TransportStdio
-	sv := suite.ServerSpec{Replay: r.Fixture(), Stdio: stdio}
+	sv := scenario.ServerSpec{Replay: r.Fixture(), Stdio: stdio}
 	seed := map[string]any{"url": "{url:" + name + "}"}
 	statusRules, replaysRules := []string{"P5.1", "P6.5"}, []string{"P1.1", "S1.1"}
 	if stdio {
@@ -30,12 +31,12 @@ func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*suite.Scenario, 
 	if err != nil {
 		return nil, err
 	}
-	s := &suite.Scenario{
+	s := &scenario.Scenario{
 		Description: fmt.Sprintf("%s, recorded over %s by mcpparity record, replayed: the status, its %d tool(s), then the %d call(s) of %s.",
 			fx.Manifest.Server, fx.Manifest.Transport, fx.Manifest.ToolCount, len(r.Script.Calls), filepath.Base(scriptPath("", name))),
-		Servers: map[string]suite.ServerSpec{name: sv},
+		Servers: map[string]scenario.ServerSpec{name: sv},
 		Seed:    rawSeed,
-		Steps: []suite.Step{
+		Steps: []scenario.Step{
 			{Name: "status", Rules: statusRules, Method: "GET", Path: "/api/mcp"},
 			{Name: "tools", Rules: []string{"P8.2", "P8.3", "P8.4"}, Method: "POST", Path: "/internal/facade/v1/mcp/tools", Body: json.RawMessage("{}")},
 		},
@@ -53,9 +54,9 @@ func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*suite.Scenario, 
 		if seen[c.Tool]++; seen[c.Tool] > 1 {
 			step += " (" + strconv.Itoa(seen[c.Tool]) + ")"
 		}
-		s.Steps = append(s.Steps, suite.Step{Name: step, Rules: []string{"P11.1"}, Method: "POST", Path: callPath, Body: body})
+		s.Steps = append(s.Steps, scenario.Step{Name: step, Rules: []string{"P11.1"}, Method: "POST", Path: callPath, Body: body})
 	}
-	s.Steps = append(s.Steps, suite.Step{Name: "replays", Rules: replaysRules, Replays: true})
+	s.Steps = append(s.Steps, scenario.Step{Name: "replays", Rules: replaysRules, Replays: true})
 	return s, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -13,17 +15,17 @@ import (
 // BenchmarkCheck is the whole `check` against the embedded reference: every
 // scenario on a fresh target, compared with its golden file.
 func BenchmarkCheck(b *testing.B) {
-	muts, err := suite.EmbeddedChanges()
+	muts, err := scenario.EmbeddedChanges()
 	if err != nil {
 		b.Fatal(err)
 	}
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := suite.Config{Target: target.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
 	for b.Loop() {
-		for _, r := range suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil) {
+		for _, r := range suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil) {
 			if r.Verdict != verdict.Pass {
 				b.Fatalf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
 			}

@@ -6,8 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/target"
 
@@ -22,27 +23,11 @@ import (
 // own target, folders and servers, and mostly waits.
 const DefaultParallel = 8
 
-// Golden returns the golden observations of a scenario by ID (nil, error
-// when there are none).
-type Golden func(scenario string) ([]byte, error)
-
-// Select returns the scenarios whose ID run matches ("03-status",
-// "myteam:30-files"; all when run is nil).
-func Select(scenarios []*Scenario, run *regexp.Regexp) []*Scenario {
-	var out []*Scenario
-	for _, s := range scenarios {
-		if run == nil || run.MatchString(s.ID()) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // Check runs scenarios against cfg.Target, cfg.Parallel at a time, and
 // compares each with its golden observations. Results come in the order of
 // scenarios; progress gets one line per scenario, in that order too, as
 // soon as it and those before it are done.
-func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden, deviations []compare.Deviation, progress io.Writer) []report.Result {
+func Check(ctx context.Context, cfg Config, scenarios []*scenario.Scenario, golden scenario.Golden, deviations []compare.Deviation, progress io.Writer) []report.Result {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	parallel := cfg.Parallel
@@ -97,7 +82,7 @@ func Check(ctx context.Context, cfg Config, scenarios []*Scenario, golden Golden
 
 // checkInTurn runs s in the slot it was given (took: one was taken for
 // it), and once more alone when it is timed and fails.
-func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation, took bool, slots chan struct{}, rr *rerunner) report.Result {
+func checkInTurn(ctx context.Context, cfg Config, s *scenario.Scenario, golden scenario.Golden, deviations []compare.Deviation, took bool, slots chan struct{}, rr *rerunner) report.Result {
 	res := checkTimed(ctx, cfg, s, golden, deviations)
 	rr.firstRunDone()
 	if took {
@@ -110,7 +95,7 @@ func checkInTurn(ctx context.Context, cfg Config, s *Scenario, golden Golden, de
 }
 
 // checkTimed is checkOne with its duration; skipped when ctx has ended.
-func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) report.Result {
+func checkTimed(ctx context.Context, cfg Config, s *scenario.Scenario, golden scenario.Golden, deviations []compare.Deviation) report.Result {
 	if ctx.Err() != nil {
 		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped}
 	}
@@ -126,7 +111,7 @@ func checkTimed(ctx context.Context, cfg Config, s *Scenario, golden Golden, dev
 // startOrder lists the indexes of scenarios in the order they start: those
 // that set a time scale (they wait on deadlines) first, then the others,
 // each in name order.
-func startOrder(scenarios []*Scenario) []int {
+func startOrder(scenarios []*scenario.Scenario) []int {
 	var first, rest []int
 	for i, s := range scenarios {
 		if s.Timed() {
@@ -162,7 +147,7 @@ func verdictSummary(r report.Result) string {
 	return ""
 }
 
-func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, deviations []compare.Deviation) report.Result {
+func checkOne(ctx context.Context, cfg Config, s *scenario.Scenario, golden scenario.Golden, deviations []compare.Deviation) report.Result {
 	res := report.Result{Scenario: s.ID()}
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	res.Logs = logs
@@ -186,7 +171,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 			res.Diffs = append(res.Diffs, d)
 		}
 	}
-	goldenName := s.goldenID()
+	goldenName := s.GoldenID()
 	want, err := golden(goldenName)
 	if err != nil {
 		res.Verdict, res.Err = verdict.Error, fmt.Sprintf("golden file: %v", err)
@@ -196,7 +181,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 		res.Verdict = verdict.Pass // the golden file's own bytes: nothing to compare
 		return res
 	}
-	var wantObs []Observation
+	var wantObs []scenario.Observation
 	if err := json.Unmarshal(want, &wantObs); err != nil {
 		res.Verdict, res.Err = verdict.Error, fmt.Sprintf("golden file %s: %v", goldenName, err)
 		return res
@@ -226,7 +211,7 @@ func checkOne(ctx context.Context, cfg Config, s *Scenario, golden Golden, devia
 }
 
 // compareExpect compares the fields an expectation sets.
-func compareExpect(exp, got Observation) []compare.Diff {
+func compareExpect(exp, got scenario.Observation) []compare.Diff {
 	var diffs []compare.Diff
 	if exp.Status != 0 && exp.Status != got.Status {
 		diffs = append(diffs, compare.Diff{Path: "status", Want: fmt.Sprint(exp.Status), Got: fmt.Sprint(got.Status)})
@@ -254,7 +239,7 @@ func joinPath(a, b string) string {
 }
 
 // EncodeObservations is the golden file form: pretty JSON, stable order.
-func EncodeObservations(obs []Observation) ([]byte, error) {
+func EncodeObservations(obs []scenario.Observation) ([]byte, error) {
 	v := compare.Generic(obs)
 	raw, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -265,8 +250,8 @@ func EncodeObservations(obs []Observation) ([]byte, error) {
 
 // withoutReplays drops the observations of replay reports, which only the
 // replayed scenario has.
-func withoutReplays(obs []Observation) []Observation {
-	var out []Observation
+func withoutReplays(obs []scenario.Observation) []scenario.Observation {
+	var out []scenario.Observation
 	for _, o := range obs {
 		if o.Replays == nil {
 			out = append(out, o)
@@ -277,7 +262,7 @@ func withoutReplays(obs []Observation) []Observation {
 
 // DiffTargets runs one scenario against two targets and compares their
 // observations with each other (no golden file involved).
-func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b target.Target) ([]compare.Diff, error) {
+func DiffTargets(ctx context.Context, cfg Config, s *scenario.Scenario, a, b target.Target) ([]compare.Diff, error) {
 	cfg.Target = a
 	obsA, _, _, err := RunScenario(ctx, cfg, s)
 	if err != nil {
@@ -292,7 +277,7 @@ func DiffTargets(ctx context.Context, cfg Config, s *Scenario, a, b target.Targe
 }
 
 // stepName is the name of the observation a path like "[3].body" starts in.
-func stepName(path string, obs []Observation) string {
+func stepName(path string, obs []scenario.Observation) string {
 	var i int
 	if _, err := fmt.Sscanf(path, "[%d]", &i); err != nil || i < 0 || i >= len(obs) {
 		return ""

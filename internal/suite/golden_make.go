@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -36,7 +38,7 @@ type GoldenChange struct {
 // it changed; each is told to done as it ends. A scenario the same as
 // another is checked against that one's golden file once every file is
 // written. An error means the reference could not run a scenario.
-func MakeGolden(ctx context.Context, cfg Config, scs []*Scenario, done func(GoldenChange)) error {
+func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done func(GoldenChange)) error {
 	cfg.Target = target.RefTarget{}
 	var later []func() GoldenChange
 	for _, s := range scs {
@@ -66,7 +68,7 @@ func MakeGolden(ctx context.Context, cfg Config, scs []*Scenario, done func(Gold
 
 // referenceRun runs s against cfg's target; a declared expectation it
 // does not meet is the change's Err.
-func referenceRun(ctx context.Context, cfg Config, s *Scenario) ([]Observation, GoldenChange, error) {
+func referenceRun(ctx context.Context, cfg Config, s *scenario.Scenario) ([]scenario.Observation, GoldenChange, error) {
 	ch := GoldenChange{Scenario: s.ID()}
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	if err != nil {
@@ -86,7 +88,7 @@ func referenceRun(ctx context.Context, cfg Config, s *Scenario) ([]Observation, 
 }
 
 // writeGolden writes s's golden file when its bytes change, atomically.
-func writeGolden(s *Scenario, obs []Observation) (GoldenChange, error) {
+func writeGolden(s *scenario.Scenario, obs []scenario.Observation) (GoldenChange, error) {
 	ch := GoldenChange{Scenario: s.ID(), File: golden.Path(s.Dir, s.Name)}
 	data, err := EncodeObservations(obs)
 	if err != nil {
@@ -115,7 +117,7 @@ func writeGolden(s *Scenario, obs []Observation) (GoldenChange, error) {
 
 // sameAsChange compares the observations of a scenario the same as
 // another with that one's golden file, its replays left out.
-func sameAsChange(s *Scenario, obs []Observation, ch GoldenChange) GoldenChange {
+func sameAsChange(s *scenario.Scenario, obs []scenario.Observation, ch GoldenChange) GoldenChange {
 	if ch.Err != nil {
 		return ch
 	}
@@ -124,7 +126,7 @@ func sameAsChange(s *Scenario, obs []Observation, ch GoldenChange) GoldenChange 
 		ch.Err = fmt.Errorf("its sameAs %s has no golden file: %w", s.SameAs, err)
 		return ch
 	}
-	var want []Observation
+	var want []scenario.Observation
 	if err := json.Unmarshal(data, &want); err != nil {
 		ch.Err = fmt.Errorf("golden file of %s: %w", s.SameAs, err)
 		return ch

@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -24,7 +26,7 @@ func TestLiveKindsAreChecked(t *testing.T) {
 		`{"servers":{"g":{"live":"gen-json","requireHeaders":{"A":"b"}}},"steps":[]}`: "are for replays, not live servers",
 	} {
 		fs := fstest.MapFS{"01-live.json": {Data: []byte(body)}}
-		if _, err := suite.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := scenario.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", body, err, want)
 		}
 	}
@@ -38,15 +40,15 @@ func TestLiveGenServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := &suite.Scenario{
+	sc := &scenario.Scenario{
 		Name:    "live-gen",
-		Servers: map[string]suite.ServerSpec{"s": {Live: "gen-sse"}, "j": {Live: "gen-json"}, "o": {Live: "gen-stdio"}},
+		Servers: map[string]scenario.ServerSpec{"s": {Live: "gen-sse"}, "j": {Live: "gen-json"}, "o": {Live: "gen-stdio"}},
 		Seed:    json.RawMessage(`{"s":{"url":"{url:s}"},"j":{"url":"{url:j}"},"o":{"command":"{cmd:o}","args":["{args:o}"]}}`),
-		Steps:   []suite.Step{{Name: "status", Method: "GET", Path: "/api/mcp"}},
+		Steps:   []scenario.Step{{Name: "status", Method: "GET", Path: "/api/mcp"}},
 	}
 	args := `{"blocks":[{"type":"text","text":" x","unit":"🙂","repeat":2},{"type":"image","mimeType":"i/p"}],"isError":true}`
 	for _, name := range []string{"s", "j", "o"} {
-		sc.Steps = append(sc.Steps, suite.Step{Name: "call " + name, Method: "POST", Path: "/internal/facade/v1/mcp/call",
+		sc.Steps = append(sc.Steps, scenario.Step{Name: "call " + name, Method: "POST", Path: "/internal/facade/v1/mcp/call",
 			Body: json.RawMessage(`{"name":"mcp__` + name + `__gen","args":` + args + `}`)})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

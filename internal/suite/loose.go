@@ -1,51 +1,25 @@
 package suite
 
-import "fmt"
-
-// How a step's answer is compared (Step.Compare). What the UI and the agent
-// send is compared exactly; bad input is a robustness property, compared
-// loosely, so that the Go pool's lenient handlers and a stricter
-// implementation both pass (docs/contract.md, H1).
-const (
-	// CompareExact compares the status, the body and the named headers.
-	CompareExact = ""
-	// CompareRefusal keeps the status and the body's ok, and an error that
-	// is a non-empty string becomes "…": a refusal whose text is the
-	// implementation's own.
-	CompareRefusal = "refusal"
-	// CompareAnswered keeps only whether the answer came with a status
-	// below 500: any answer of the implementation's own.
-	CompareAnswered = "answered"
-	// CompareStatus keeps the status alone.
-	CompareStatus = "status"
-)
+import "github.com/mcpparity/mcpparity/internal/scenario"
 
 // answered is the body of an answer compared as CompareAnswered.
 const answered = "answered below 500"
 
-func validCompare(c string) bool {
-	switch c {
-	case CompareExact, CompareRefusal, CompareAnswered, CompareStatus:
-		return true
-	}
-	return false
-}
-
 // loosen reduces an answer's observation to what its step compares. A
 // failure (no answer) is kept whatever the mode.
-func loosen(o *Observation, mode string) {
-	if o.Status == 0 || mode == CompareExact {
+func loosen(o *scenario.Observation, mode string) {
+	if o.Status == 0 || mode == scenario.CompareExact {
 		return
 	}
 	switch mode {
-	case CompareRefusal:
+	case scenario.CompareRefusal:
 		o.Headers = nil
 		o.Body = refusalBody(o.Body)
-	case CompareAnswered:
+	case scenario.CompareAnswered:
 		if o.Status < 500 {
 			o.Status, o.Headers, o.Body = 0, nil, answered
 		}
-	case CompareStatus:
+	case scenario.CompareStatus:
 		o.Headers, o.Body = nil, nil
 	}
 }
@@ -68,14 +42,4 @@ func refusalBody(body any) any {
 		out["error"] = v
 	}
 	return out
-}
-
-func checkCompare(st Step) error {
-	if !validCompare(st.Compare) {
-		return fmt.Errorf("step %q: compare %q: want %q, %q or %q", st.Name, st.Compare, CompareRefusal, CompareAnswered, CompareStatus)
-	}
-	if st.Compare != CompareExact && st.Method == "" {
-		return fmt.Errorf("step %q: compare is for a request", st.Name)
-	}
-	return nil
 }

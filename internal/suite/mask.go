@@ -3,20 +3,20 @@ package suite
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // mask applies a step's masks to its observation: a string at a path that
 // starts with the path's prefix is cut after the prefix, followed by "…".
-func mask(o *Observation, masks map[string]string) error {
+func mask(o *scenario.Observation, masks map[string]string) error {
 	if len(masks) == 0 {
 		return nil
 	}
 	paths := map[string][]any{}
 	for path := range masks {
-		keys, err := splitPath(path)
+		keys, err := scenario.SplitPath(path)
 		if err != nil {
 			return fmt.Errorf("mask %q: %w", path, err)
 		}
@@ -28,27 +28,6 @@ func mask(o *Observation, masks map[string]string) error {
 		}
 		return v
 	})
-}
-
-var pathPart = regexp.MustCompile(`^([^.\[\]]+)?((?:\[\d+\])*)$`)
-
-// splitPath reads "body.servers[2].error" as ["body","servers",2,"error"].
-func splitPath(path string) ([]any, error) {
-	var out []any
-	for _, part := range strings.Split(path, ".") {
-		m := pathPart.FindStringSubmatch(part)
-		if m == nil || m[1] == "" && m[2] == "" {
-			return nil, fmt.Errorf("bad path element %q", part)
-		}
-		if m[1] != "" {
-			out = append(out, m[1])
-		}
-		for _, idx := range regexp.MustCompile(`\d+`).FindAllString(m[2], -1) {
-			i, _ := strconv.Atoi(idx)
-			out = append(out, i)
-		}
-	}
-	return out, nil
 }
 
 func maskAt(v any, keys []any, prefix string) any {
@@ -74,7 +53,7 @@ func maskAt(v any, keys []any, prefix string) any {
 }
 
 // rewrite applies fn to o as plain JSON values (map[string]any, []any, …).
-func rewrite(o *Observation, fn func(any) any) error {
+func rewrite(o *scenario.Observation, fn func(any) any) error {
 	raw, err := json.Marshal(o)
 	if err != nil {
 		return err
@@ -87,6 +66,6 @@ func rewrite(o *Observation, fn func(any) any) error {
 	if err != nil {
 		return err
 	}
-	*o = Observation{}
+	*o = scenario.Observation{}
 	return json.Unmarshal(raw, o)
 }

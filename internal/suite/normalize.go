@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 )
 
@@ -76,22 +78,22 @@ func (n *normalizer) string(s string, observed bool) string {
 // apply normalizes every string of o (keys included), its lists and maps
 // made anew. observed is false for a declared expectation, written with
 // the placeholders already.
-func (n *normalizer) apply(o *Observation, observed bool) error {
+func (n *normalizer) apply(o *scenario.Observation, observed bool) error {
 	str := func(s string) string { return n.string(s, observed) }
 	o.Step = str(o.Step)
 	o.Headers = mapKeysValues(o.Headers, str)
 	o.Body = n.walk(o.Body, observed) // decoded JSON (generic) or a string
 	o.Store = n.walk(o.Store, observed)
 	o.Failures = mapStrings(o.Failures, str)
-	o.Replays = mapKeys(o.Replays, str, func(r replayObservation) replayObservation {
+	o.Replays = mapKeys(o.Replays, str, func(r scenario.ReplayObservation) scenario.ReplayObservation {
 		r.Unmatched, r.HeaderMismatches = mapStrings(r.Unmatched, str), mapStrings(r.HeaderMismatches, str)
 		r.MissingAnswers, r.EnvMismatches, r.Faults = mapStrings(r.MissingAnswers, str), mapStrings(r.EnvMismatches, str), mapStrings(r.Faults, str)
 		return r
 	})
-	o.Processes = mapKeys(o.Processes, str, func(c processCount) processCount { return c })
+	o.Processes = mapKeys(o.Processes, str, func(c scenario.ProcessCount) scenario.ProcessCount { return c })
 	o.Alive = mapKeys(o.Alive, str, func(n int) int { return n })
 	if o.Parallel != nil {
-		o.Parallel = append([]Observation(nil), o.Parallel...)
+		o.Parallel = append([]scenario.Observation(nil), o.Parallel...)
 		for i := range o.Parallel {
 			if err := n.apply(&o.Parallel[i], observed); err != nil {
 				return err
@@ -133,7 +135,7 @@ func mapKeysValues(m map[string]string, fn func(string) string) map[string]strin
 
 // all normalizes a scenario's observations and its steps' declared
 // expectations (nil where a step declares none).
-func (n *normalizer) all(obs []Observation, expects []*Observation) error {
+func (n *normalizer) all(obs []scenario.Observation, expects []*scenario.Observation) error {
 	for i := range obs {
 		if expects[i] != nil {
 			if err := n.apply(expects[i], false); err != nil {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
@@ -20,9 +22,9 @@ const pollEvery = 5 * time.Millisecond
 
 // count reads the pid files of a stdio replay: each process locks its own
 // while it lives, which works across PID namespaces.
-func (r *running) count(name string) (processCount, error) {
+func (r *running) count(name string) (scenario.ProcessCount, error) {
 	pids, alive, err := r.pids(name)
-	return processCount{Started: len(pids), Alive: len(alive)}, err
+	return scenario.ProcessCount{Started: len(pids), Alive: len(alive)}, err
 }
 
 // pids lists the processes of a stdio replay, and those still running.
@@ -162,8 +164,8 @@ func (r *running) receivedCount(name, method string) (int, error) {
 
 // settle observes the processes of each named replay once none is alive,
 // or after bound.
-func (r *running) settle(ctx context.Context, names []string, bound time.Duration) (map[string]processCount, error) {
-	out := map[string]processCount{}
+func (r *running) settle(ctx context.Context, names []string, bound time.Duration) (map[string]scenario.ProcessCount, error) {
+	out := map[string]scenario.ProcessCount{}
 	for _, name := range names {
 		c, err := r.settleOne(ctx, name, bound)
 		if err != nil {
@@ -176,7 +178,7 @@ func (r *running) settle(ctx context.Context, names []string, bound time.Duratio
 
 // settleOne waits, at most bound, until no process of a stdio replay is
 // alive, and returns its count then.
-func (r *running) settleOne(ctx context.Context, name string, bound time.Duration) (processCount, error) {
+func (r *running) settleOne(ctx context.Context, name string, bound time.Duration) (scenario.ProcessCount, error) {
 	deadline := time.Now().Add(bound)
 	for {
 		c, err := r.count(name)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/impl"
@@ -60,11 +62,11 @@ func serveWithoutCatalog(args []string) int {
 // all the same; only the scenarios that read the catalog fail, at their
 // steps, the others pass.
 func TestReadyWithoutCatalog(t *testing.T) {
-	all, err := suite.EmbeddedScenarios()
+	all, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var scs []*suite.Scenario
+	var scs []*scenario.Scenario
 	for _, s := range all {
 		if s.Name == "01-pure" || s.Name == "11-catalog" {
 			scs = append(scs, s)
@@ -79,7 +81,7 @@ func TestReadyWithoutCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := suite.Config{Target: target, Harness: harnessCommand(t)}
-	res := suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
+	res := suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
 	if res[0].Verdict != verdict.Pass {
 		t.Errorf("01-pure: %s %s %+v", res[0].Verdict, res[0].Err, res[0].Diffs)
 	}

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // requestClient carries every request of the harness to targets. Its
@@ -31,7 +33,7 @@ type answer struct {
 
 // body builds the request body of st: rawBody as is, or body with
 // placeholders expanded, padded to padTo bytes.
-func (r *stepRunner) body(st Step) ([]byte, error) {
+func (r *stepRunner) body(st scenario.Step) ([]byte, error) {
 	if st.RawBody != nil {
 		return []byte(*st.RawBody), nil
 	}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/report"
 
-	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -19,12 +20,6 @@ import (
 // changed between the two runs. With FailFast the second run starts at
 // once, the others still running: waiting for them would undo FailFast
 // (a scenario unscaled by a mutant can wait minutes).
-
-// Timed tells whether s sets a time scale.
-func (s *Scenario) Timed() bool {
-	_, ok := s.Env[impl.TimeScaleVar]
-	return ok
-}
 
 // rerunner holds the reruns until every first run is over (unless
 // FailFast), and runs them one at a time.
@@ -55,7 +50,7 @@ func (r *rerunner) firstRunDone() {
 	}
 }
 
-func wantsRerun(cfg Config, s *Scenario, first report.Result) bool {
+func wantsRerun(cfg Config, s *scenario.Scenario, first report.Result) bool {
 	return !cfg.NoRerun && first.Verdict == verdict.Fail && s.Timed()
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
@@ -55,7 +57,7 @@ func TestRerunAlone(t *testing.T) {
 			target, starts := unscaledStarts(t, c.everyStart)
 			cfg := testConfig(t, target)
 			cfg.NoRerun, cfg.FailFast = c.noRerun, c.failFast
-			res := suite.Check(context.Background(), cfg, []*suite.Scenario{s}, suite.EmbeddedGolden, nil, nil)[0]
+			res := suite.Check(context.Background(), cfg, []*scenario.Scenario{s}, scenario.EmbeddedGolden, nil, nil)[0]
 			if res.Verdict != c.want || res.Rerun != c.rerun {
 				t.Errorf("verdict %s, rerun %q; want %s, %q\n%s %+v", res.Verdict, res.Rerun, c.want, c.rerun, res.Err, res.Diffs)
 			}
@@ -117,9 +119,9 @@ func unscaledStarts(t *testing.T, every bool) (target.Target, func() int) {
 	}
 }
 
-func scenarioNamed(t *testing.T, name string) *suite.Scenario {
+func scenarioNamed(t *testing.T, name string) *scenario.Scenario {
 	t.Helper()
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}

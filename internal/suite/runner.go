@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/impl"
@@ -30,7 +32,7 @@ type Config struct {
 	// subcommand serves stdio fixtures), e.g. [/usr/bin/mcpparity].
 	Harness []string
 	// Changes are the config changes (step "changes").
-	Changes []*Change
+	Changes []*scenario.Change
 	// RequestTimeout bounds one request to the target; 0 means 60 s.
 	RequestTimeout time.Duration
 	// Parallel is the number of scenarios run at once by Check; 0 means
@@ -49,7 +51,7 @@ type Config struct {
 // normalized observations. An error means the harness or the target could
 // not run (not a divergence): a target that misbehaves once started gives
 // observations that differ, never an error.
-func RunScenario(ctx context.Context, cfg Config, s *Scenario) (obs []Observation, expects []*Observation, logs string, err error) {
+func RunScenario(ctx context.Context, cfg Config, s *scenario.Scenario) (obs []scenario.Observation, expects []*scenario.Observation, logs string, err error) {
 	tmp, err := os.MkdirTemp(scratchRoot(), "mcpparity-"+s.Name+"-")
 	if err != nil {
 		return nil, nil, "", err
@@ -122,7 +124,7 @@ func scenarioDirs(tmp string, w target.Waits) (env target.Env, reports string, e
 
 // scenarioEnv makes the scenario's launchers and sets the target's
 // environment: the run's variables, then the scenario's, expanded.
-func scenarioEnv(env *target.Env, cfg Config, s *Scenario, srv *running) error {
+func scenarioEnv(env *target.Env, cfg Config, s *scenario.Scenario, srv *running) error {
 	for _, l := range s.Launchers {
 		if err := makeLauncher(env.Workspace, l, cfg.Harness[0]); err != nil {
 			return err
@@ -140,7 +142,7 @@ func scenarioEnv(env *target.Env, cfg Config, s *Scenario, srv *running) error {
 
 // seedStore writes the scenario's seed, when it has one, through the
 // target's store contract: its exact text (seedText) or its JSON, expanded.
-func seedStore(ctx context.Context, store target.Store, env target.Env, s *Scenario, srv *running) error {
+func seedStore(ctx context.Context, store target.Store, env target.Env, s *scenario.Scenario, srv *running) error {
 	if len(s.Seed) == 0 && s.SeedText == "" {
 		return nil
 	}
@@ -157,9 +159,9 @@ func seedStore(ctx context.Context, store target.Store, env target.Env, s *Scena
 // steps runs a scenario's steps in order, a "changes" step as one step per
 // config change; a "replays" step stops the target first (stdio replays
 // write their reports when their process ends).
-func (r *stepRunner) steps(ctx context.Context, steps []Step) (obs []Observation, expects []*Observation, err error) {
+func (r *stepRunner) steps(ctx context.Context, steps []scenario.Step) (obs []scenario.Observation, expects []*scenario.Observation, err error) {
 	for _, st := range steps {
-		run := []Step{st}
+		run := []scenario.Step{st}
 		if st.Changes {
 			run = run[:0]
 			for _, m := range r.cfg.Changes {
@@ -192,8 +194,8 @@ type stepRunner struct {
 
 // step runs one step. An error is the harness's own (a scenario that
 // cannot run); what the target failed to do is in Observation.Failures.
-func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
-	o := Observation{Step: st.Name}
+func (r *stepRunner) step(ctx context.Context, st scenario.Step) (scenario.Observation, error) {
+	o := scenario.Observation{Step: st.Name}
 	if len(st.Parallel) > 0 {
 		return r.parallel(ctx, st)
 	}
@@ -260,7 +262,7 @@ func (r *stepRunner) step(ctx context.Context, st Step) (Observation, error) {
 }
 
 // copyOf is a shallow copy of o (nil for nil).
-func copyOf(o *Observation) *Observation {
+func copyOf(o *scenario.Observation) *scenario.Observation {
 	if o == nil {
 		return nil
 	}
@@ -271,7 +273,7 @@ func copyOf(o *Observation) *Observation {
 // observeProcesses waits, at most the step's settle, until the processes
 // of its stdio replays have ended, and observes their counts: started and
 // alive for Processes, alive only for Alive.
-func (r *stepRunner) observeProcesses(ctx context.Context, st Step, o *Observation) error {
+func (r *stepRunner) observeProcesses(ctx context.Context, st scenario.Step, o *scenario.Observation) error {
 	bound := r.srv.waits.ProcessSettle
 	if st.Settle != "" {
 		bound, _ = time.ParseDuration(st.Settle) // checked at load
@@ -297,8 +299,8 @@ func (r *stepRunner) observeProcesses(ctx context.Context, st Step, o *Observati
 }
 
 // parallel runs the steps of st at the same time.
-func (r *stepRunner) parallel(ctx context.Context, st Step) (Observation, error) {
-	o := Observation{Step: st.Name, Parallel: make([]Observation, len(st.Parallel))}
+func (r *stepRunner) parallel(ctx context.Context, st scenario.Step) (scenario.Observation, error) {
+	o := scenario.Observation{Step: st.Name, Parallel: make([]scenario.Observation, len(st.Parallel))}
 	errs := make([]error, len(st.Parallel))
 	done := map[string]chan struct{}{}
 	for _, sub := range st.Parallel {

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -36,10 +38,10 @@ type running struct {
 
 // startServers starts the scenario's servers. harness is the command line
 // that runs this harness's replay subcommand (stdio replays).
-func startServers(s *Scenario, harness []string, workspace, reports string, waits target.Waits) (*running, error) {
+func startServers(s *scenario.Scenario, harness []string, workspace, reports string, waits target.Waits) (*running, error) {
 	r := &running{waits: waits.WithDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
 		received: map[string]*received{}, stdio: map[string]reportdir.Dir{}, lock: reportdir.RunLock(reports), reports: reports,
-		fixture: s.fixture}
+		fixture: s.Fixture}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
@@ -70,7 +72,7 @@ func startServers(s *Scenario, harness []string, workspace, reports string, wait
 
 // serverFaults are a server's faults: those of its spec, then its
 // barrier's (n replays meet there) and its holds.
-func serverFaults(sv ServerSpec, n int, reports, name string) ([]replay.Fault, error) {
+func serverFaults(sv scenario.ServerSpec, n int, reports, name string) ([]replay.Fault, error) {
 	var faults []replay.Fault
 	for _, f := range sv.Faults {
 		ft, err := replay.ParseFault(f)
@@ -92,7 +94,7 @@ func serverFaults(sv ServerSpec, n int, reports, name string) ([]replay.Fault, e
 	return faults, nil
 }
 
-func (r *running) start(name string, sv ServerSpec, faults []replay.Fault, harness []string, workspace, reports string) error {
+func (r *running) start(name string, sv scenario.ServerSpec, faults []replay.Fault, harness []string, workspace, reports string) error {
 	switch {
 	case sv.Live == "gen-stdio":
 		r.cmds[name] = append(append([]string{}, harness...), "sdk-server", "--gen", "--stdio", "--while-locked", r.lock)
@@ -177,8 +179,8 @@ func (r *running) close() {
 	r.closers = nil
 }
 
-func observeReport(rep replay.Report) replayObservation {
-	o := replayObservation{Sessions: rep.Sessions, Calls: rep.Calls, Answers: rep.Answers, Faults: rep.Faults}
+func observeReport(rep replay.Report) scenario.ReplayObservation {
+	o := scenario.ReplayObservation{Sessions: rep.Sessions, Calls: rep.Calls, Answers: rep.Answers, Faults: rep.Faults}
 	for _, u := range rep.Unmatched {
 		o.Unmatched = append(o.Unmatched, u.Message)
 	}
@@ -197,8 +199,8 @@ func observeReport(rep replay.Report) replayObservation {
 // so one session, per file) once they have all ended. A stdio replay still
 // running Waits.ReplaySettle after the target stopped is a failure of its own
 // (it is then killed), never a silent count.
-func (r *running) observeReplays(ctx context.Context) (map[string]replayObservation, []string, error) {
-	out := map[string]replayObservation{}
+func (r *running) observeReplays(ctx context.Context) (map[string]scenario.ReplayObservation, []string, error) {
+	out := map[string]scenario.ReplayObservation{}
 	var failures []string
 	for _, name := range slices.Sorted(maps.Keys(r.replays)) {
 		rep := r.replays[name].Report()
@@ -223,7 +225,7 @@ func (r *running) observeReplays(ctx context.Context) (map[string]replayObservat
 		if err != nil {
 			return nil, nil, err
 		}
-		var sum replayObservation
+		var sum scenario.ReplayObservation
 		for _, pid := range pids {
 			data, err := os.ReadFile(dir.ReportFile(pid))
 			if err != nil {
@@ -351,4 +353,23 @@ func (r *running) release(name string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, replay.ReleaseFile), nil, 0o644)
+}
+
+// stdioFixture is the --fixture of a stdio replay: an embedded
+// recording's name, or a copy of the suite's file in the reports folder,
+// which a container target shares.
+func (r *running) stdioFixture(name string) (string, error) {
+	_, file, err := r.fixture(name)
+	if err != nil || file == "" {
+		return name, err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(r.reports, ".fixtures", filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	return dst, os.WriteFile(dst, data, 0o644)
 }

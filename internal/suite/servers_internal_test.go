@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -30,7 +32,7 @@ func TestObserveReplaysWaitsForStdioProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Scenario{Name: "x", Servers: map[string]ServerSpec{"late": {Replay: "sdk/stdio.json", Stdio: true}}}
+	s := &scenario.Scenario{Name: "x", Servers: map[string]scenario.ServerSpec{"late": {Replay: "sdk/stdio.json", Stdio: true}}}
 	r, err := startServers(s, []string{exe}, dir, dir, target.Waits{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -23,7 +25,7 @@ import (
 // -run 'TestScenarios/03-status'.
 func TestScenarios(t *testing.T) {
 	cfg := testConfig(t, target.RefTarget{})
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestScenarios(t *testing.T) {
 
 // observe runs s, checks its declared expectations, and returns its
 // observations and their encoding.
-func observe(t *testing.T, cfg suite.Config, s *suite.Scenario) ([]suite.Observation, []byte) {
+func observe(t *testing.T, cfg suite.Config, s *scenario.Scenario) ([]scenario.Observation, []byte) {
 	t.Helper()
 	obs, expects, logs, err := suite.RunScenario(context.Background(), cfg, s)
 	if err != nil {
@@ -76,8 +78,8 @@ func observe(t *testing.T, cfg suite.Config, s *suite.Scenario) ([]suite.Observa
 const goldenDir = "../../golden"
 
 // pick keeps the fields of got that exp declares.
-func pick(exp, got suite.Observation) suite.Observation {
-	out := suite.Observation{Step: exp.Step, Status: got.Status}
+func pick(exp, got scenario.Observation) scenario.Observation {
+	out := scenario.Observation{Step: exp.Step, Status: got.Status}
 	if exp.Body != nil {
 		out.Body = got.Body
 	}
@@ -87,17 +89,17 @@ func pick(exp, got suite.Observation) suite.Observation {
 	return out
 }
 
-func readGolden(t *testing.T, name string) []suite.Observation {
+func readGolden(t *testing.T, name string) []scenario.Observation {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(goldenDir, name+".golden"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var obs []suite.Observation
+	var obs []scenario.Observation
 	if err := json.Unmarshal(data, &obs); err != nil {
 		t.Fatal(err)
 	}
-	var out []suite.Observation
+	var out []scenario.Observation
 	for _, o := range obs {
 		if o.Replays == nil {
 			out = append(out, o)
@@ -108,7 +110,7 @@ func readGolden(t *testing.T, name string) []suite.Observation {
 
 func testConfig(t *testing.T, target target.Target) suite.Config {
 	t.Helper()
-	muts, err := suite.EmbeddedChanges()
+	muts, err := scenario.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}

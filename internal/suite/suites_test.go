@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -31,7 +33,7 @@ func statusScenario(fixture string, stdio bool) string {
 
 // writeSuite makes a suite folder below root: files maps paths inside it
 // to their content.
-func writeSuite(t *testing.T, root, name string, files map[string]string) suite.Suite {
+func writeSuite(t *testing.T, root, name string, files map[string]string) scenario.Suite {
 	t.Helper()
 	dir := filepath.Join(root, name)
 	if err := os.MkdirAll(filepath.Join(dir, "scenarios"), 0o755); err != nil {
@@ -46,7 +48,7 @@ func writeSuite(t *testing.T, root, name string, files map[string]string) suite.
 			t.Fatal(err)
 		}
 	}
-	su, err := suite.ParseSuite(dir)
+	su, err := scenario.ParseSuite(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +66,19 @@ func embeddedFixture(t *testing.T, name string) string {
 
 func TestParseSuite(t *testing.T) {
 	wd, _ := os.Getwd()
-	for arg, want := range map[string]suite.Suite{
+	for arg, want := range map[string]scenario.Suite{
 		"parity":          {Name: "parity", Dir: filepath.Join(wd, "parity")},
 		"./a/parity/":     {Name: "parity", Dir: filepath.Join(wd, "a", "parity")},
 		"myteam=./parity": {Name: "myteam", Dir: filepath.Join(wd, "parity")},
 		"n=./x=y":         {Name: "n", Dir: filepath.Join(wd, "x=y")},
 	} {
-		got, err := suite.ParseSuite(arg)
+		got, err := scenario.ParseSuite(arg)
 		if err != nil || got != want {
 			t.Errorf("ParseSuite(%q) = %+v, %v; want %+v", arg, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "name=", "./my suite", "./x=y"} {
-		if _, err := suite.ParseSuite(bad); err == nil {
+		if _, err := scenario.ParseSuite(bad); err == nil {
 			t.Errorf("ParseSuite(%q) accepted", bad)
 		}
 	}
@@ -93,16 +95,16 @@ func TestLoadSuiteErrors(t *testing.T) {
 	transport := writeSuite(t, root, "transport", map[string]string{"scenarios/01-t.json": statusScenario("sdk/stdio.json", false)})
 	for _, c := range []struct {
 		name   string
-		suites []suite.Suite
+		suites []scenario.Suite
 		want   []string
 	}{
-		{"two scenarios of one name", []suite.Suite{a, b}, []string{`two scenarios are named "parity:30-x"`, filepath.Join(a.Dir, "scenarios", "30-x.json"), filepath.Join(b.Dir, "scenarios", "30-x.json"), "--suite NAME=DIR"}},
-		{"one folder twice", []suite.Suite{a, a}, []string{`two scenarios are named "parity:30-x"`}},
-		{"a fixture not found", []suite.Suite{missing}, []string{filepath.Join(missing.Dir, "scenarios", "01-m.json"), `server "srv"`, `fixture "files/stdio.json": not found in ` + filepath.Join(missing.Dir, "fixtures") + " nor among the embedded recordings", "sdk/sse.json"}},
-		{"a fixture of another transport", []suite.Suite{transport}, []string{"fixture sdk/stdio.json is a stdio recording, the scenario serves it over http"}},
-		{"no scenarios folder", []suite.Suite{{Name: "none", Dir: filepath.Join(root, "none")}}, []string{"no scenarios folder"}},
+		{"two scenarios of one name", []scenario.Suite{a, b}, []string{`two scenarios are named "parity:30-x"`, filepath.Join(a.Dir, "scenarios", "30-x.json"), filepath.Join(b.Dir, "scenarios", "30-x.json"), "--suite NAME=DIR"}},
+		{"one folder twice", []scenario.Suite{a, a}, []string{`two scenarios are named "parity:30-x"`}},
+		{"a fixture not found", []scenario.Suite{missing}, []string{filepath.Join(missing.Dir, "scenarios", "01-m.json"), `server "srv"`, `fixture "files/stdio.json": not found in ` + filepath.Join(missing.Dir, "fixtures") + " nor among the embedded recordings", "sdk/sse.json"}},
+		{"a fixture of another transport", []scenario.Suite{transport}, []string{"fixture sdk/stdio.json is a stdio recording, the scenario serves it over http"}},
+		{"no scenarios folder", []scenario.Suite{{Name: "none", Dir: filepath.Join(root, "none")}}, []string{"no scenarios folder"}},
 	} {
-		_, err := suite.Load(true, c.suites)
+		_, err := scenario.Load(true, c.suites)
 		if err == nil {
 			t.Errorf("%s: loaded", c.name)
 			continue
@@ -116,13 +118,13 @@ func TestLoadSuiteErrors(t *testing.T) {
 	// Named apart, the two folders load side by side.
 	named := b
 	named.Name = "other"
-	scs, err := suite.Load(false, []suite.Suite{a, named})
+	scs, err := scenario.Load(false, []scenario.Suite{a, named})
 	if err != nil || len(scs) != 3 || scs[0].ID() != "parity:30-x" || scs[2].ID() != "other:31-y" {
 		t.Errorf("named apart: %v %v", ids(scs), err)
 	}
 }
 
-func ids(scs []*suite.Scenario) []string {
+func ids(scs []*scenario.Scenario) []string {
 	var out []string
 	for _, s := range scs {
 		out = append(out, s.ID())
@@ -140,30 +142,30 @@ func TestSuiteNamesAndGolden(t *testing.T) {
 		"scenarios/calls-x.json":  `{"not": "a scenario"}`,
 		"golden/30-files.golden":  "[]\n",
 	})
-	all, err := suite.Load(true, []suite.Suite{su})
+	all, err := scenario.Load(true, []scenario.Suite{su})
 	if err != nil {
 		t.Fatal(err)
 	}
-	embedded, _ := suite.EmbeddedScenarios()
+	embedded, _ := scenario.EmbeddedScenarios()
 	got := ids(all[len(embedded):])
 	if len(all) != len(embedded)+2 || got[0] != "myteam:30-files" || got[1] != "myteam:31-bare" {
 		t.Fatalf("scenarios: %v", got)
 	}
-	sel := suite.Select(all, regexp.MustCompile(`^myteam:30`))
+	sel := scenario.Select(all, regexp.MustCompile(`^myteam:30`))
 	if len(sel) != 1 || sel[0].ID() != "myteam:30-files" {
 		t.Fatalf("--run ^myteam:30 selects %v", ids(sel))
 	}
-	g := suite.GoldenOf(all)
+	g := scenario.GoldenOf(all)
 	if data, err := g("myteam:30-files"); err != nil || string(data) != "[]\n" {
 		t.Errorf("golden of myteam:30-files: %q %v", data, err)
 	}
 	if data, err := g("03-status"); err != nil || !bytes.Contains(data, []byte(`"step": "status"`)) {
 		t.Errorf("golden of 03-status: %.40q %v", data, err)
 	}
-	if err := suite.CheckGolden(sel, g); err != nil {
+	if err := scenario.CheckGolden(sel, g); err != nil {
 		t.Errorf("CheckGolden of a scenario with its file: %v", err)
 	}
-	err = suite.CheckGolden(all, g)
+	err = scenario.CheckGolden(all, g)
 	if err == nil || !strings.Contains(err.Error(), "scenario myteam:31-bare has no golden file") ||
 		!strings.Contains(err.Error(), "mcpparity golden --suite "+su.Dir) || strings.Contains(err.Error(), "30-files") {
 		t.Errorf("CheckGolden: %v", err)
@@ -182,7 +184,7 @@ func TestSuiteFixturesFirst(t *testing.T) {
 		"scenarios/02-http.json":  statusScenario("sdk/sse.json", false),
 		"scenarios/03-json.json":  statusScenario("sdk/json.json", false),
 	})
-	scs, err := suite.Load(false, []suite.Suite{su})
+	scs, err := scenario.Load(false, []scenario.Suite{su})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestMakeGolden(t *testing.T) {
 		"scenarios/03-other.json":  strings.Replace(statusScenario("edge/sse.json", false), `"steps"`, `"sameAs": "01-a", "steps"`, 1),
 		"scenarios/04-expect.json": expect,
 	})
-	scs, err := suite.Load(false, []suite.Suite{su})
+	scs, err := scenario.Load(false, []scenario.Suite{su})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
@@ -19,7 +21,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -141,7 +142,7 @@ func TestLoadScenariosRejectsBadFiles(t *testing.T) {
 		"06-bare-settle.json":   `{"steps":[{"name":"s","method":"GET","path":"/","settle":"1s"}]}`,
 	} {
 		fs := fstest.MapFS{name: {Data: []byte(body)}}
-		if _, err := suite.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), name) {
+		if _, err := scenario.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming the file", name, err)
 		}
 	}
@@ -151,11 +152,11 @@ func TestLoadScenariosRejectsBadFiles(t *testing.T) {
 // sixteen changes, and every scenario but the fidelity ones has a golden
 // file.
 func TestEmbeddedData(t *testing.T) {
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	muts, err := suite.EmbeddedChanges()
+	muts, err := scenario.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestEmbeddedData(t *testing.T) {
 		if s.SameAs != "" {
 			name = s.SameAs
 		}
-		if _, err := suite.EmbeddedGolden(name); err != nil {
+		if _, err := scenario.EmbeddedGolden(name); err != nil {
 			t.Errorf("scenario %s: %v", s.Name, err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
@@ -34,7 +36,7 @@ const (
 // of one name, a fixture not found) or, with needGolden, a selected
 // scenario without its golden file is an error. A code other than 0 is
 // the exit code of a setup that failed (its error written).
-func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Config, []*suite.Scenario, suite.Golden, int) {
+func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Config, []*scenario.Scenario, scenario.Golden, int) {
 	var run *regexp.Regexp
 	if runExpr != "" {
 		var err error
@@ -46,11 +48,11 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Co
 	if err != nil {
 		return nil, nil, nil, c.badUsage("%v", err)
 	}
-	all, err := suite.Load(sf.builtin(), suites)
+	all, err := scenario.Load(sf.builtin(), suites)
 	if err != nil {
 		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
-	changes, err := suite.EmbeddedChanges()
+	changes, err := scenario.EmbeddedChanges()
 	if err != nil {
 		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
@@ -58,13 +60,13 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Co
 	if err != nil {
 		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
-	scs := suite.Select(all, run)
+	scs := scenario.Select(all, run)
 	if len(scs) == 0 {
 		return nil, nil, nil, c.failf(exitCannotRun, "no scenario matches --run %q", runExpr)
 	}
-	golden := suite.GoldenOf(all)
+	golden := scenario.GoldenOf(all)
 	if needGolden {
-		if err := suite.CheckGolden(scs, golden); err != nil {
+		if err := scenario.CheckGolden(scs, golden); err != nil {
 			return nil, nil, nil, c.failf(exitCannotRun, "%v; no scenario was run", err)
 		}
 	}

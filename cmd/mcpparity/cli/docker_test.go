@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target/docker"
 
 	"github.com/mcpparity/mcpparity/internal/target"
@@ -137,11 +139,11 @@ func runImageCheck(t *testing.T, target target.Target, harness string) []report.
 	t.Helper()
 	cfg := testConfig(t, target)
 	cfg.Harness = []string{harness}
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
+	return suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
 }
 
 // requireNoContainer fails when a container of image tag still exists.

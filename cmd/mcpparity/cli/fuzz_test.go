@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/compare"
 )
 
 // TestFuzzCommand: fuzz against the reference finds nothing (exit 0);
@@ -33,7 +33,7 @@ func TestFuzzCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "written: ") || !strings.Contains(out, "reproduce: mcpparity fuzz --target cmd:") {
 		t.Fatalf("elsewhere: exit %d\n%s%s", code, out, errs)
 	}
-	scs, err := suite.LoadScenarios(os.DirFS(dir), "scenarios")
+	scs, err := scenario.LoadScenarios(os.DirFS(dir), "scenarios")
 	if err != nil || len(scs) != 1 {
 		t.Fatalf("scenarios written: %d, %v", len(scs), err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
@@ -226,18 +228,18 @@ func gateCheck(t *testing.T, bin string) []report.Result {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, target)
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Check(context.Background(), cfg, scs, suite.EmbeddedGolden, nil, nil)
+	return suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
 }
 
 // testConfig runs target with the embedded config changes, this test
 // binary as the harness (TestMain makes it serve stdio replays).
 func testConfig(t *testing.T, target target.Target) suite.Config {
 	t.Helper()
-	changes, err := suite.EmbeddedChanges()
+	changes, err := scenario.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}

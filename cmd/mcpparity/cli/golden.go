@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
@@ -133,20 +135,20 @@ func diffCounts(diff string) (added, removed int) {
 }
 
 // goldenSetup loads the suites alone and selects their scenarios.
-func (c *call) goldenSetup(sf *suiteFlags, run *regexp.Regexp, runExpr string) (*suite.Config, []*suite.Scenario, int) {
+func (c *call) goldenSetup(sf *suiteFlags, run *regexp.Regexp, runExpr string) (*suite.Config, []*scenario.Scenario, int) {
 	suites, err := sf.suites()
 	if err != nil {
 		return nil, nil, c.badUsage("%v", err)
 	}
-	all, err := suite.Load(false, suites)
+	all, err := scenario.Load(false, suites)
 	if err != nil {
 		return nil, nil, c.fail(exitCannotRun, err)
 	}
-	scs := suite.Select(all, run)
+	scs := scenario.Select(all, run)
 	if len(scs) == 0 {
 		return nil, nil, c.failf(exitCannotRun, "no scenario of the suites matches --run %q", runExpr)
 	}
-	changes, err := suite.EmbeddedChanges()
+	changes, err := scenario.EmbeddedChanges()
 	if err != nil {
 		return nil, nil, c.fail(exitCannotRun, err)
 	}

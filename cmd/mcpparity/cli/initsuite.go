@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/internal/suite"
@@ -91,7 +93,7 @@ func (c *call) exampleRecording(ctx context.Context, r record.SuiteRecording, co
 // exampleGolden writes the example suite's golden file.
 func (c *call) exampleGolden(ctx context.Context, dir string) int {
 	arg := dir
-	if _, err := suite.ParseSuite(dir); err != nil {
+	if _, err := scenario.ParseSuite(dir); err != nil {
 		arg = "example=" + dir // a folder whose name is not a suite name
 	}
 	cfg, scs, code := c.goldenSetup(&suiteFlags{dirs: listFlag{arg}}, nil, "")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/scenario"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
@@ -154,7 +156,7 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 
 // runColumns runs the scenarios against each implementation in turn, a
 // line each on stdout; one that cannot run is a column with its error.
-func runColumns(ctx context.Context, base *suite.Config, scs []*suite.Scenario, golden suite.Golden, impls []matrixImpl, stdout io.Writer) *report.Matrix {
+func runColumns(ctx context.Context, base *suite.Config, scs []*scenario.Scenario, golden scenario.Golden, impls []matrixImpl, stdout io.Writer) *report.Matrix {
 	m := &report.Matrix{}
 	for _, s := range scs {
 		m.Scenarios = append(m.Scenarios, s.ID())

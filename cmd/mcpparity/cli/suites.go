@@ -4,7 +4,7 @@ import (
 	"errors"
 	"flag"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // suiteFlags are --suite (repeatable) and, where the embedded scenarios
@@ -30,13 +30,13 @@ func declareSuiteFlags(fs *flag.FlagSet, builtin bool) *suiteFlags {
 func (sf *suiteFlags) builtin() bool { return sf.noBuiltin == nil || !*sf.noBuiltin }
 
 // suites parses the --suite arguments.
-func (sf *suiteFlags) suites() ([]suite.Suite, error) {
+func (sf *suiteFlags) suites() ([]scenario.Suite, error) {
 	if !sf.builtin() && len(sf.dirs) == 0 {
 		return nil, errors.New("--no-builtin needs a --suite")
 	}
-	var out []suite.Suite
+	var out []scenario.Suite
 	for _, d := range sf.dirs {
-		su, err := suite.ParseSuite(d)
+		su, err := scenario.ParseSuite(d)
 		if err != nil {
 			return nil, err
 		}
@@ -57,9 +57,9 @@ func (c *call) suiteCheckArgs(sf *suiteFlags) ([]string, int) {
 	if err != nil {
 		return nil, c.badUsage("%v", err)
 	}
-	all, err := suite.Load(true, suites)
+	all, err := scenario.Load(true, suites)
 	if err == nil {
-		err = suite.CheckGolden(all, suite.GoldenOf(all))
+		err = scenario.CheckGolden(all, scenario.GoldenOf(all))
 	}
 	if err != nil {
 		return nil, c.failf(2, "%v; no mutant was run", err)

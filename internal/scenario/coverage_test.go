@@ -1,4 +1,4 @@
-package suite_test
+package scenario_test
 
 import (
 	"path/filepath"
@@ -6,17 +6,17 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // TestRulesCoverage keeps docs/rules-coverage.md equal to the table made
 // from the scenarios' step rules, and every rule tested by some step.
 func TestRulesCoverage(t *testing.T) {
-	scs, err := suite.EmbeddedScenarios()
+	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := suite.CoverageTable(scs)
+	table, err := scenario.CoverageTable(scs)
 	if err != nil {
 		t.Fatal(err)
 	}

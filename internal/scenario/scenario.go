@@ -1,4 +1,4 @@
-package suite
+package scenario
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 )
 
@@ -277,7 +278,7 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 		}
 	}
 	for path := range st.Masks {
-		if _, err := splitPath(path); err != nil {
+		if _, err := SplitPath(path); err != nil {
 			return fmt.Errorf("step %q: mask %q: %w", st.Name, path, err)
 		}
 	}
@@ -322,4 +323,10 @@ func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, check func(*
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// Timed tells whether s sets a time scale.
+func (s *Scenario) Timed() bool {
+	_, ok := s.Env[impl.TimeScaleVar]
+	return ok
 }

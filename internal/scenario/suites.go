@@ -1,4 +1,4 @@
-package suite
+package scenario
 
 import (
 	"errors"
@@ -128,7 +128,7 @@ func (s *Scenario) File() string {
 
 // goldenID is the ID whose golden file the scenario is compared with: its
 // own, or that of the scenario of its suite it is the same as.
-func (s *Scenario) goldenID() string {
+func (s *Scenario) GoldenID() string {
 	if s.SameAs != "" {
 		return qualify(s.Suite, s.SameAs)
 	}
@@ -138,7 +138,7 @@ func (s *Scenario) goldenID() string {
 // fixture reads a fixture the scenario replays: in its suite's fixtures/
 // first, then among the embedded recordings. file is "" for an embedded
 // one.
-func (s *Scenario) fixture(name string) (*fixtures.Fixture, string, error) {
+func (s *Scenario) Fixture(name string) (*fixtures.Fixture, string, error) {
 	var dirs []string
 	if s.Dir != "" {
 		dirs = []string{filepath.Join(s.Dir, "fixtures")}
@@ -176,7 +176,7 @@ func (s *Scenario) checkFixtures() error {
 		if sv.Replay == "" {
 			continue
 		}
-		fx, _, err := s.fixture(sv.Replay)
+		fx, _, err := s.Fixture(sv.Replay)
 		if err != nil {
 			return fmt.Errorf("server %q: %w", name, err)
 		}
@@ -215,7 +215,7 @@ func GoldenOf(scs []*Scenario) Golden {
 func CheckGolden(scs []*Scenario, g Golden) error {
 	var errs []error
 	for _, s := range scs {
-		if _, err := g(s.goldenID()); err != nil {
+		if _, err := g(s.GoldenID()); err != nil {
 			hint := ""
 			if s.Dir != "" && errors.Is(err, fs.ErrNotExist) {
 				hint = fmt.Sprintf(" (write it with: mcpparity golden --suite %s)", s.Dir)
@@ -226,21 +226,18 @@ func CheckGolden(scs []*Scenario, g Golden) error {
 	return errors.Join(errs...)
 }
 
-// stdioFixture is the --fixture of a stdio replay: an embedded
-// recording's name, or a copy of the suite's file in the reports folder,
-// which a container target shares.
-func (r *running) stdioFixture(name string) (string, error) {
-	_, file, err := r.fixture(name)
-	if err != nil || file == "" {
-		return name, err
+// Golden returns the golden observations of a scenario by ID (nil, error
+// when there are none).
+type Golden func(scenario string) ([]byte, error)
+
+// Select returns the scenarios whose ID run matches ("03-status",
+// "myteam:30-files"; all when run is nil).
+func Select(scenarios []*Scenario, run *regexp.Regexp) []*Scenario {
+	var out []*Scenario
+	for _, s := range scenarios {
+		if run == nil || run.MatchString(s.ID()) {
+			out = append(out, s)
+		}
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	dst := filepath.Join(r.reports, ".fixtures", filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", err
-	}
-	return dst, os.WriteFile(dst, data, 0o644)
+	return out
 }

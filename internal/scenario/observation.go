@@ -1,16 +1,16 @@
-package suite
+package scenario
 
 // processCount is what a scenario observes of a stdio replay's processes:
 // how many the target started, and how many are still running (P2: a
 // client ends what it started, also when a connection attempt is dropped).
-type processCount struct {
+type ProcessCount struct {
 	Started int `json:"started"`
 	Alive   int `json:"alive"`
 }
 
 // replayObservation is what a scenario observes of a replay: how many
 // sessions it opened and what went wrong.
-type replayObservation struct {
+type ReplayObservation struct {
 	Sessions int `json:"sessions"`
 	// Ended, for an HTTP replay, counts the sessions the target ended
 	// (DELETE), when it closed them and when it stopped (P2.5, S1.1).
@@ -35,8 +35,8 @@ type Observation struct {
 	// did not do it: no answer, a process never started, a request never
 	// sent. A reference never has any: each one is a divergence.
 	Failures  []string                     `json:"failures,omitempty"`
-	Replays   map[string]replayObservation `json:"replays,omitempty"`
-	Processes map[string]processCount      `json:"processes,omitempty"`
+	Replays   map[string]ReplayObservation `json:"replays,omitempty"`
+	Processes map[string]ProcessCount      `json:"processes,omitempty"`
 	Alive     map[string]int               `json:"alive,omitempty"`
 	Parallel  []Observation                `json:"parallel,omitempty"`
 }
