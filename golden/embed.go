@@ -1,5 +1,5 @@
 // Package golden embeds the golden observations: one file per scenario,
-// <scenario>.golden, written by `go test ./internal/suite -update` or
+// <scenario>.golden, written by `go test ./internal/runner -update` or
 // `mcpparity record`.
 package golden
 

@@ -1,7 +1,7 @@
 // Package scenarios embeds the conformance scenarios (one JSON file each,
-// see internal/suite.Scenario), the call script shared by the scenarios and
+// see internal/scenario.Scenario), the call script shared by the scenarios and
 // the recorder, and the sixteen config changes (changes/*.json, see
-// internal/suite.Change).
+// internal/scenario.Change).
 package scenarios
 
 import "embed"

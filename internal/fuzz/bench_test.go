@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 // BenchmarkSequences runs b.N sequences of the reference against itself,
@@ -22,7 +23,7 @@ import (
 // wall time of one sequence, and its CPU time (this process and the
 // servers it started), which load on the machine changes less.
 func BenchmarkSequences(b *testing.B) {
-	r := runner(b, suite.Config{Target: target.RefTarget{}})
+	r := newRunner(b, runner.Config{Target: target.RefTarget{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	before := cpuTime()

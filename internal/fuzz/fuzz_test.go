@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/target"
@@ -23,7 +25,6 @@ import (
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -37,10 +38,10 @@ func harness(t testing.TB) []string {
 	return []string{exe}
 }
 
-func runner(t testing.TB, cfg suite.Config) *fuzz.Runner {
+func newRunner(t testing.TB, cfg runner.Config) *fuzz.Runner {
 	h := harness(t)
 	cfg.Harness = h
-	return &fuzz.Runner{Ref: suite.Config{Target: target.RefTarget{}, Harness: h}, Target: cfg}
+	return &fuzz.Runner{Ref: runner.Config{Target: target.RefTarget{}, Harness: h}, Target: cfg}
 }
 
 // logWriter writes a run's lines to the test log.
@@ -55,7 +56,7 @@ func (w logWriter) Write(p []byte) (int, error) {
 // fixed set of sequences: a difference would be one the fuzzer made (a
 // step whose observation depends on timing).
 func TestRefAgainstRef(t *testing.T) {
-	r := runner(t, suite.Config{Target: target.RefTarget{}})
+	r := newRunner(t, runner.Config{Target: target.RefTarget{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 20260101, Sequences: 24, Duration: 4 * time.Minute, Log: logWriter{t}})
@@ -91,7 +92,7 @@ func TestRefAgainstPorts(t *testing.T) {
 }
 
 func fuzzPort(t *testing.T, file string, seed uint64) {
-	cfg := suite.Config{}
+	cfg := runner.Config{}
 	tf, err := target.LoadTargetFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func fuzzPort(t *testing.T, file string, seed uint64) {
 		t.Fatal(err)
 	}
 	cfg.Vars = tf.Env
-	r := runner(t, cfg)
+	r := newRunner(t, cfg)
 	r.Deviations = tf.Deviations
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -155,7 +156,7 @@ func TestFindShrinkWrite(t *testing.T) {
 		}
 		return bytes.ReplaceAll(body, []byte(`\\u2028`), []byte("\u2028"))
 	}}
-	r := runner(t, suite.Config{Target: bad})
+	r := newRunner(t, runner.Config{Target: bad})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: 7, Sequences: 40, Duration: 4 * time.Minute, Log: logWriter{t}})
@@ -180,8 +181,8 @@ func TestFindShrinkWrite(t *testing.T) {
 	}
 	golden := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
 	for target, want := range map[target.Target]verdict.Verdict{target.RefTarget{}: verdict.Pass, bad: verdict.Fail} {
-		cfg := suite.Config{Target: target, Harness: harness(t)}
-		if res := suite.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {
+		cfg := runner.Config{Target: target, Harness: harness(t)}
+		if res := runner.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {
 			t.Errorf("%s on %s: %s, want %s (%v)", w.Scenario, target.Name(), res.Verdict, want, res.Diffs)
 		}
 	}
@@ -250,7 +251,7 @@ func FuzzRefAgainstRef(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("seed0001\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19"))
 	f.Add(append([]byte("seed0002"), bytes.Repeat([]byte{0xff, 0x80, 0x31, 0x07, 0x42, 0x13}, 40)...))
-	r := runner(f, suite.Config{Target: target.RefTarget{}})
+	r := newRunner(f, runner.Config{Target: target.RefTarget{}})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := fuzz.FromBytes(data, 16, fuzz.ScenarioName(0))
 		if err != nil {

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -27,7 +28,7 @@ type Judge interface {
 type Runner struct {
 	// Ref and Target are the configurations of the two runs (Ref.Target
 	// is the embedded reference).
-	Ref, Target suite.Config
+	Ref, Target runner.Config
 	Deviations  []compare.Deviation
 }
 
@@ -53,7 +54,7 @@ func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := suite.Check(ctx, r.Target, []*scenario.Scenario{sc}, func(string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
+	res := runner.Check(ctx, r.Target, []*scenario.Scenario{sc}, func(string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
 	if ctx.Err() != nil {
 		return Outcome{}, errStopped
 	}
@@ -66,14 +67,14 @@ func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error
 // reference runs sc against the reference and returns its observations
 // in the golden form.
 func (r *Runner) reference(ctx context.Context, sc *scenario.Scenario) ([]byte, error) {
-	obs, _, _, err := suite.RunScenario(ctx, r.Ref, sc)
+	obs, _, _, err := runner.RunScenario(ctx, r.Ref, sc)
 	if ctx.Err() != nil {
 		return nil, errStopped
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
 	}
-	return suite.EncodeObservations(obs)
+	return runner.EncodeObservations(obs)
 }
 
 // Differences are the target's differences no deviation accepts.

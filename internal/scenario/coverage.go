@@ -65,7 +65,7 @@ func CoverageTable(scenarios []*Scenario) (string, error) {
 	b.WriteString("# Clauses and the scenario steps that test them\n\n")
 	b.WriteString("Made from the `rules` of every scenario step (`scenarios/*.json`), for every clause of " +
 		"[rules.md](rules.md) and [contract.md](contract.md); " +
-		"`go test ./internal/suite -run TestRulesCoverage -update` rewrites it, " +
+		"`go test ./internal/scenario -run TestRulesCoverage -update` rewrites it, " +
 		"and the test fails when it is stale or a clause has no step. A mutant of a rule must make one of its steps diverge " +
 		"(`mcpparity mutate`).\n\n")
 	b.WriteString("| clause | scenario steps |\n|---|---|\n")

@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/target"
@@ -14,8 +16,6 @@ import (
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
-
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -36,7 +36,7 @@ const (
 // of one name, a fixture not found) or, with needGolden, a selected
 // scenario without its golden file is an error. A code other than 0 is
 // the exit code of a setup that failed (its error written).
-func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Config, []*scenario.Scenario, scenario.Golden, int) {
+func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*runner.Config, []*scenario.Scenario, scenario.Golden, int) {
 	var run *regexp.Regexp
 	if runExpr != "" {
 		var err error
@@ -70,11 +70,11 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*suite.Co
 			return nil, nil, nil, c.failf(exitCannotRun, "%v; no scenario was run", err)
 		}
 	}
-	return &suite.Config{Harness: []string{exe}, Changes: changes}, scs, golden, 0
+	return &runner.Config{Harness: []string{exe}, Changes: changes}, scs, golden, 0
 }
 
 // targetConfig resolves --target and --target-file into cfg.
-func targetConfig(cfg *suite.Config, spec, file string) ([]compare.Deviation, error) {
+func targetConfig(cfg *runner.Config, spec, file string) ([]compare.Deviation, error) {
 	var tf *target.TargetFile
 	if file != "" {
 		var err error
@@ -118,7 +118,7 @@ func runCheck(ctx context.Context, c *call) int {
 	markdownOut := fs.String("report", "", "write a Markdown summary to this file (its folder is made)")
 	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file (its folder is made)")
 	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
-	parallel := fs.Int("parallel", suite.DefaultParallel, "scenarios run at once")
+	parallel := fs.Int("parallel", runner.DefaultParallel, "scenarios run at once")
 	noRerun := fs.Bool("no-rerun", false, "keep the first verdict of a scenario that sets a time scale and fails (by default it runs once more, alone, after the others)")
 	sf := declareSuiteFlags(fs, true)
 	if code, done := c.parse(); done {
@@ -145,7 +145,7 @@ func runCheck(ctx context.Context, c *call) int {
 		return c.failf(exitCannotRun, "target %s cannot be reached, no scenario was run: %v", cfg.Target.Name(), err)
 	}
 	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
-	results := suite.Check(ctx, *cfg, scs, golden, devs, stdout)
+	results := runner.Check(ctx, *cfg, scs, golden, devs, stdout)
 	report.WriteDetails(stdout, results)
 	name := cfg.Target.Name()
 	if err := outs.write(map[string]func(io.Writer) error{

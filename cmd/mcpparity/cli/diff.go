@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
-
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -43,7 +43,7 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	stdout := c.stdout
 	code = exitParity
 	for _, s := range scs {
-		diffs, err := suite.DiffTargets(ctx, *cfg, s, ta, tb)
+		diffs, err := runner.DiffTargets(ctx, *cfg, s, ta, tb)
 		if err != nil {
 			fmt.Fprintf(stdout, "error    %s: %v\n", s.ID(), err)
 			code = exitCannotRun

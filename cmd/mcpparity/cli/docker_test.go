@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/target/docker"
@@ -24,7 +26,6 @@ import (
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -143,7 +144,7 @@ func runImageCheck(t *testing.T, target target.Target, harness string) []report.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
+	return runner.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
 }
 
 // requireNoContainer fails when a container of image tag still exists.

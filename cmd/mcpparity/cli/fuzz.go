@@ -9,12 +9,13 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -101,12 +102,12 @@ func (c *call) fuzzRunner(spec, targetFile string) (*fuzz.Runner, int) {
 	if err != nil {
 		return nil, c.fail(exitCannotRun, err)
 	}
-	cfg := suite.Config{Harness: []string{exe}}
+	cfg := runner.Config{Harness: []string{exe}}
 	devs, err := targetConfig(&cfg, spec, targetFile)
 	if err != nil {
 		return nil, c.fail(exitCannotRun, err)
 	}
-	return &fuzz.Runner{Ref: suite.Config{Target: target.RefTarget{}, Harness: cfg.Harness}, Target: cfg, Deviations: devs}, 0
+	return &fuzz.Runner{Ref: runner.Config{Target: target.RefTarget{}, Harness: cfg.Harness}, Target: cfg, Deviations: devs}, 0
 }
 
 // isFlagSet reports whether the command line set the flag.

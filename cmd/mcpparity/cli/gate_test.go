@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 	"github.com/mcpparity/mcpparity/mutations"
 )
@@ -232,12 +233,12 @@ func gateCheck(t *testing.T, bin string) []report.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
+	return runner.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
 }
 
 // testConfig runs target with the embedded config changes, this test
 // binary as the harness (TestMain makes it serve stdio replays).
-func testConfig(t *testing.T, target target.Target) suite.Config {
+func testConfig(t *testing.T, target target.Target) runner.Config {
 	t.Helper()
 	changes, err := scenario.EmbeddedChanges()
 	if err != nil {
@@ -247,7 +248,7 @@ func testConfig(t *testing.T, target target.Target) suite.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Config{Target: target, Harness: []string{exe}, Changes: changes}
+	return runner.Config{Target: target, Harness: []string{exe}, Changes: changes}
 }
 
 // details is the results as check prints them: each scenario's verdict and

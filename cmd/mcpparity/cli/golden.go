@@ -8,9 +8,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/runner"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 func init() {
@@ -65,7 +65,7 @@ func runGolden(ctx context.Context, c *call) int {
 	fmt.Fprintf(stdout, "reference: %d scenario(s)\n", len(scs))
 	code = exitParity
 	var n goldenCounts
-	err := suite.MakeGolden(ctx, *cfg, scs, func(ch suite.GoldenChange) {
+	err := runner.MakeGolden(ctx, *cfg, scs, func(ch runner.GoldenChange) {
 		if ch.Err != nil {
 			code = exitDiverged
 		}
@@ -83,7 +83,7 @@ type goldenCounts struct{ added, changed, unchanged, same, diverged int }
 
 // write prints one scenario's line: a new file with its size (whole with
 // full), a changed one with its counts and changed lines.
-func (n *goldenCounts) write(w io.Writer, ch suite.GoldenChange, full bool) {
+func (n *goldenCounts) write(w io.Writer, ch runner.GoldenChange, full bool) {
 	switch {
 	case ch.Err != nil:
 		n.diverged++
@@ -135,7 +135,7 @@ func diffCounts(diff string) (added, removed int) {
 }
 
 // goldenSetup loads the suites alone and selects their scenarios.
-func (c *call) goldenSetup(sf *suiteFlags, run *regexp.Regexp, runExpr string) (*suite.Config, []*scenario.Scenario, int) {
+func (c *call) goldenSetup(sf *suiteFlags, run *regexp.Regexp, runExpr string) (*runner.Config, []*scenario.Scenario, int) {
 	suites, err := sf.suites()
 	if err != nil {
 		return nil, nil, c.badUsage("%v", err)
@@ -156,5 +156,5 @@ func (c *call) goldenSetup(sf *suiteFlags, run *regexp.Regexp, runExpr string) (
 	if err != nil {
 		return nil, nil, c.fail(exitCannotRun, err)
 	}
-	return &suite.Config{Harness: []string{exe}, Changes: changes}, scs, 0
+	return &runner.Config{Harness: []string{exe}, Changes: changes}, scs, 0
 }

@@ -7,11 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/record"
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -100,7 +101,7 @@ func (c *call) exampleGolden(ctx context.Context, dir string) int {
 	if code != 0 {
 		return code
 	}
-	err := suite.MakeGolden(ctx, *cfg, scs, func(ch suite.GoldenChange) {
+	err := runner.MakeGolden(ctx, *cfg, scs, func(ch runner.GoldenChange) {
 		if ch.Err != nil {
 			c.logf("%s: %v", ch.Scenario, ch.Err)
 			code = 1

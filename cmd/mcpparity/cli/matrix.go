@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/internal/runner"
+
 	"github.com/mcpparity/mcpparity/internal/scenario"
 
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/internal/report"
-
-	"github.com/mcpparity/mcpparity/internal/suite"
 )
 
 func init() {
@@ -156,7 +156,7 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 
 // runColumns runs the scenarios against each implementation in turn, a
 // line each on stdout; one that cannot run is a column with its error.
-func runColumns(ctx context.Context, base *suite.Config, scs []*scenario.Scenario, golden scenario.Golden, impls []matrixImpl, stdout io.Writer) *report.Matrix {
+func runColumns(ctx context.Context, base *runner.Config, scs []*scenario.Scenario, golden scenario.Golden, impls []matrixImpl, stdout io.Writer) *report.Matrix {
 	m := &report.Matrix{}
 	for _, s := range scs {
 		m.Scenarios = append(m.Scenarios, s.ID())
@@ -176,7 +176,7 @@ func runColumns(ctx context.Context, base *suite.Config, scs []*scenario.Scenari
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", im.name, col.Target)
-		col.Results = suite.Check(ctx, cfg, scs, golden, devs, nil)
+		col.Results = runner.Check(ctx, cfg, scs, golden, devs, nil)
 		fmt.Fprintf(stdout, "  %s\n", report.Totals(col.Results))
 		m.Columns = append(m.Columns, col)
 		if ctx.Err() != nil {

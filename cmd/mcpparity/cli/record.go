@@ -173,13 +173,13 @@ func checkSet(ctx context.Context, s record.Set, stored, fresh, exe string) (rec
 
 // refreshGolden rewrites the golden files from the new recordings. The
 // recordings are embedded at build time, so this runs the suite from the
-// source tree (`go test ./internal/suite -update`), in the module root.
+// source tree (`go test ./internal/runner -update`), in the module root.
 func (c *call) refreshGolden(ctx context.Context, dir string) int {
 	root := filepath.Dir(filepath.Clean(dir))
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		return c.failf(1, "golden files not refreshed: %s is not in a source tree (run go test ./internal/suite -run TestScenarios -update there)", dir)
+		return c.failf(1, "golden files not refreshed: %s is not in a source tree (run go test ./internal/runner -run TestScenarios -update there)", dir)
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "./internal/suite", "-run", "TestScenarios", "-count=1", "-update")
+	cmd := exec.CommandContext(ctx, "go", "test", "./internal/runner", "-run", "TestScenarios", "-count=1", "-update")
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
 	if err := cmd.Run(); err != nil {

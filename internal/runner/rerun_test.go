@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/report"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -57,7 +57,7 @@ func TestRerunAlone(t *testing.T) {
 			target, starts := unscaledStarts(t, c.everyStart)
 			cfg := testConfig(t, target)
 			cfg.NoRerun, cfg.FailFast = c.noRerun, c.failFast
-			res := suite.Check(context.Background(), cfg, []*scenario.Scenario{s}, scenario.EmbeddedGolden, nil, nil)[0]
+			res := runner.Check(context.Background(), cfg, []*scenario.Scenario{s}, scenario.EmbeddedGolden, nil, nil)[0]
 			if res.Verdict != c.want || res.Rerun != c.rerun {
 				t.Errorf("verdict %s, rerun %q; want %s, %q\n%s %+v", res.Verdict, res.Rerun, c.want, c.rerun, res.Err, res.Diffs)
 			}

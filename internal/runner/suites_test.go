@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 	"github.com/mcpparity/mcpparity/internal/compare"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/runner"
 )
 
 // statusScenario is a scenario that replays fixture (over stdio when
@@ -194,7 +194,7 @@ func TestSuiteFixturesFirst(t *testing.T) {
 		{"e2-structured", "embedded_resource"},  // the suite's sdk/sse.json: the edge server's
 		{"embedded_resource", "get-tiny-image"}, // the embedded sdk/json.json
 	} {
-		obs, _, logs, err := suite.RunScenario(context.Background(), cfg, scs[i])
+		obs, _, logs, err := runner.RunScenario(context.Background(), cfg, scs[i])
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", scs[i].ID(), err, logs)
 		}
@@ -222,10 +222,10 @@ func TestMakeGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, target.RefTarget{})
-	run := func() map[string]suite.GoldenChange {
+	run := func() map[string]runner.GoldenChange {
 		t.Helper()
-		out := map[string]suite.GoldenChange{}
-		if err := suite.MakeGolden(context.Background(), cfg, scs, func(ch suite.GoldenChange) { out[ch.Scenario] = ch }); err != nil {
+		out := map[string]runner.GoldenChange{}
+		if err := runner.MakeGolden(context.Background(), cfg, scs, func(ch runner.GoldenChange) { out[ch.Scenario] = ch }); err != nil {
 			t.Fatal(err)
 		}
 		return out

@@ -3,7 +3,7 @@
 // server), seeds the target's store, starts the target, drives it over the
 // HTTP contract, normalizes what it observes and compares it with the golden
 // observations.
-package suite
+package runner
 
 import (
 	"context"

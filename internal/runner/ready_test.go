@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"github.com/mcpparity/mcpparity/internal/target"
 
 	"github.com/mcpparity/mcpparity/impl"
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -80,8 +80,8 @@ func TestReadyWithoutCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := suite.Config{Target: target, Harness: harnessCommand(t)}
-	res := suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
+	cfg := runner.Config{Target: target, Harness: harnessCommand(t)}
+	res := runner.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil)
 	if res[0].Verdict != verdict.Pass {
 		t.Errorf("01-pure: %s %s %+v", res[0].Verdict, res[0].Err, res[0].Diffs)
 	}

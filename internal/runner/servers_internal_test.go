@@ -1,4 +1,4 @@
-package suite
+package runner
 
 import (
 	"bytes"

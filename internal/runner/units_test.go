@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/runner"
 )
 
 // TestScenarios runs every scenario against the embedded reference and
 // compares its observations with golden/<scenario>.golden; `go test
-// ./internal/suite -update` rewrites them. Each scenario is a subtest:
+// ./internal/runner -update` rewrites them. Each scenario is a subtest:
 // -run 'TestScenarios/03-status'.
 func TestScenarios(t *testing.T) {
 	cfg := testConfig(t, target.RefTarget{})
@@ -54,9 +54,9 @@ func TestScenarios(t *testing.T) {
 
 // observe runs s, checks its declared expectations, and returns its
 // observations and their encoding.
-func observe(t *testing.T, cfg suite.Config, s *scenario.Scenario) ([]scenario.Observation, []byte) {
+func observe(t *testing.T, cfg runner.Config, s *scenario.Scenario) ([]scenario.Observation, []byte) {
 	t.Helper()
-	obs, expects, logs, err := suite.RunScenario(context.Background(), cfg, s)
+	obs, expects, logs, err := runner.RunScenario(context.Background(), cfg, s)
 	if err != nil {
 		t.Fatalf("could not run: %v\n%s", err, logs)
 	}
@@ -68,7 +68,7 @@ func observe(t *testing.T, cfg suite.Config, s *scenario.Scenario) ([]scenario.O
 			t.Errorf("%s: %s: declared %s, observed %s", exp.Step, d.Path, d.Got, d.Want)
 		}
 	}
-	got, err := suite.EncodeObservations(obs)
+	got, err := runner.EncodeObservations(obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +108,13 @@ func readGolden(t *testing.T, name string) []scenario.Observation {
 	return out
 }
 
-func testConfig(t *testing.T, target target.Target) suite.Config {
+func testConfig(t *testing.T, target target.Target) runner.Config {
 	t.Helper()
 	muts, err := scenario.EmbeddedChanges()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return suite.Config{Target: target, Harness: harnessCommand(t), Changes: muts}
+	return runner.Config{Target: target, Harness: harnessCommand(t), Changes: muts}
 }
 
 // harnessCommand is this test binary: TestMain makes it serve stdio

@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/target"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/runner"
 )
 
 // TestLiveKindsAreChecked: a live server names a known kind and takes no
@@ -53,7 +53,7 @@ func TestLiveGenServers(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	obs, _, _, err := suite.RunScenario(ctx, suite.Config{Target: target.RefTarget{}, Harness: []string{exe}}, sc)
+	obs, _, _, err := runner.RunScenario(ctx, runner.Config{Target: target.RefTarget{}, Harness: []string{exe}}, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package suite_test
+package runner_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/target"
 
-	"github.com/mcpparity/mcpparity/internal/suite"
+	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
@@ -23,9 +23,9 @@ func BenchmarkCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := suite.Config{Target: target.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
+	cfg := runner.Config{Target: target.RefTarget{}, Harness: harnessCommand(b), Changes: muts}
 	for b.Loop() {
-		for _, r := range suite.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil) {
+		for _, r := range runner.Check(context.Background(), cfg, scs, scenario.EmbeddedGolden, nil, nil) {
 			if r.Verdict != verdict.Pass {
 				b.Fatalf("%s: %s %s %+v", r.Scenario, r.Verdict, r.Err, r.Diffs)
 			}
