@@ -15,9 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/docs"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // Mutant is one change of one file. Rule mutants come from the catalogue

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/report"
-
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

@@ -14,9 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

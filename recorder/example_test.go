@@ -6,10 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/replay"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 type greeting struct {

@@ -14,12 +14,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // lackVariants are requests a recorded conversation lacks, of each lack

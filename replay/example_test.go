@@ -6,9 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/replay"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A replay is an http.Handler: a go-sdk client lists the tools of an

@@ -50,7 +50,7 @@ type Deviation struct {
 	got *regexp.Regexp
 }
 
-// compile checks the deviation's Got expression.
+// Compile checks the deviation's Got expression.
 func (d *Deviation) Compile() error {
 	if d.Got == "" {
 		return nil
@@ -81,7 +81,7 @@ func (d Diff) byName() string {
 	return "[" + d.Step + d.Path[strings.Index(d.Path, "]"):]
 }
 
-// matches reports whether the deviation accepts diff: its path given with
+// Matches reports whether the deviation accepts diff: its path given with
 // the step's index or with its name.
 func (d Deviation) Matches(scenario string, diff Diff) bool {
 	if !GlobMatch(d.Scenario, scenario) || !GlobMatch(d.Path, diff.Path) && !GlobMatch(d.Path, diff.byName()) {
@@ -129,7 +129,7 @@ var byIndex = cmp.Transformer("byIndex", func(s []any) map[int]any {
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// generic turns a value into plain JSON types (map[string]any, []any, …).
+// Generic turns a value into plain JSON types (map[string]any, []any, …).
 func Generic(v any) any {
 	raw, err := json.Marshal(v)
 	if err != nil {

@@ -10,9 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcpparity/mcpparity/internal/report"
-
 	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

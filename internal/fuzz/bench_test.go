@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/runner"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/fuzz"
+	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // BenchmarkSequences runs b.N sequences of the reference against itself,

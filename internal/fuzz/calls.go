@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // faultMask is where a call whose attempts both met a fault (a stream

@@ -16,15 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/runner"
-
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
-	"github.com/mcpparity/mcpparity/internal/report"
-
 	"github.com/mcpparity/mcpparity/internal/fuzz"
+	"github.com/mcpparity/mcpparity/internal/report"
+	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

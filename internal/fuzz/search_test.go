@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/internal/report"
-
+	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

@@ -6,9 +6,8 @@ import (
 	"io/fs"
 	"sync"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/scenarios"
 )

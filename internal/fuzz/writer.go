@@ -10,9 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // Written are the files a finding was written to.

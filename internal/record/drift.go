@@ -7,9 +7,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/compare"
-
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/compare"
 )
 
 // Drift is how a fresh recording differs from the stored one, by path in

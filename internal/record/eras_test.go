@@ -16,12 +16,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/replay"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // eraOutcome is what a request got, as far as a client acts on it: the HTTP

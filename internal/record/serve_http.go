@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/procgroup"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // everythingStart bounds the start of server-everything (the first npx

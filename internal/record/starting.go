@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // StartingScenario is the scenario written for a new recording of a

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
-
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"github.com/mcpparity/mcpparity/recorder"
 )

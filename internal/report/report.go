@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
-
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

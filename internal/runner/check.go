@@ -8,14 +8,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
-	"github.com/mcpparity/mcpparity/internal/report"
-
 	"github.com/mcpparity/mcpparity/internal/compare"
-
+	"github.com/mcpparity/mcpparity/internal/report"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

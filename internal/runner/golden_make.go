@@ -9,13 +9,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
-	"github.com/mcpparity/mcpparity/internal/compare"
-
 	"github.com/mcpparity/mcpparity/golden"
+	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // GoldenChange is what MakeGolden did for one scenario.

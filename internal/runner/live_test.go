@@ -9,11 +9,9 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // TestLiveKindsAreChecked: a live server names a known kind and takes no

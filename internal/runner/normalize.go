@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/internal/target"
 )
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 

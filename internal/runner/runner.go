@@ -14,11 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // Config is what a run needs besides the scenarios.

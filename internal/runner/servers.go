@@ -11,11 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
 	"github.com/mcpparity/mcpparity/replay/reportdir"

@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 // TestObserveReplaysWaitsForStdioProcesses: a stdio server still running

@@ -8,15 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/compare"
-
-	"github.com/sebdah/goldie/v2"
-
 	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
+	"github.com/sebdah/goldie/v2"
 )
 
 // TestScenarios runs every scenario against the embedded reference and

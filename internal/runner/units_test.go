@@ -11,16 +11,11 @@ import (
 	"testing/fstest"
 	"unicode/utf8"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
-	"github.com/mcpparity/mcpparity/internal/report"
-
-	"github.com/mcpparity/mcpparity/internal/compare"
-
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/report"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 

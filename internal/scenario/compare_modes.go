@@ -35,7 +35,7 @@ func validCompare(c string) bool {
 
 var pathPart = regexp.MustCompile(`^([^.\[\]]+)?((?:\[\d+\])*)$`)
 
-// splitPath reads "body.servers[2].error" as ["body","servers",2,"error"].
+// SplitPath reads "body.servers[2].error" as ["body","servers",2,"error"].
 func SplitPath(path string) ([]any, error) {
 	var out []any
 	for _, part := range strings.Split(path, ".") {

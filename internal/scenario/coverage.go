@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-
 	"slices"
 	"strings"
 

@@ -4,9 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sebdah/goldie/v2"
-
 	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/sebdah/goldie/v2"
 )
 
 // TestRulesCoverage keeps docs/rules-coverage.md equal to the table made

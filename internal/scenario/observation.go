@@ -1,6 +1,6 @@
 package scenario
 
-// processCount is what a scenario observes of a stdio replay's processes:
+// ProcessCount is what a scenario observes of a stdio replay's processes:
 // how many the target started, and how many are still running (P2: a
 // client ends what it started, also when a connection attempt is dropped).
 type ProcessCount struct {
@@ -8,7 +8,7 @@ type ProcessCount struct {
 	Alive   int `json:"alive"`
 }
 
-// replayObservation is what a scenario observes of a replay: how many
+// ReplayObservation is what a scenario observes of a replay: how many
 // sessions it opened and what went wrong.
 type ReplayObservation struct {
 	Sessions int `json:"sessions"`

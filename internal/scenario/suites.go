@@ -126,7 +126,7 @@ func (s *Scenario) File() string {
 	return filepath.Join(s.Dir, "scenarios", s.Name+".json")
 }
 
-// goldenID is the ID whose golden file the scenario is compared with: its
+// GoldenID is the ID whose golden file the scenario is compared with: its
 // own, or that of the scenario of its suite it is the same as.
 func (s *Scenario) GoldenID() string {
 	if s.SameAs != "" {
@@ -135,7 +135,7 @@ func (s *Scenario) GoldenID() string {
 	return s.ID()
 }
 
-// fixture reads a fixture the scenario replays: in its suite's fixtures/
+// Fixture reads a fixture the scenario replays: in its suite's fixtures/
 // first, then among the embedded recordings. file is "" for an embedded
 // one.
 func (s *Scenario) Fixture(name string) (*fixtures.Fixture, string, error) {

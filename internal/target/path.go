@@ -18,6 +18,7 @@ import (
 // it (see Env.Hide).
 const pathPlaceholder = "{path}"
 
+// ExpandPath replaces {path} in v with the harness's own PATH.
 func ExpandPath(v string) string {
 	return strings.ReplaceAll(v, pathPlaceholder, os.Getenv("PATH"))
 }

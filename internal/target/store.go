@@ -34,7 +34,7 @@ func storeValue(v []byte) json.RawMessage {
 	return s
 }
 
-// boltStore is the default store contract, the reference's: the bbolt
+// BoltStore is the default store contract, the reference's: the bbolt
 // file {state}/state.db, bucket "state", key "mcp".
 type BoltStore struct{}
 

@@ -151,7 +151,7 @@ func SplitCommand(s string) ([]string, error) {
 	return words, nil
 }
 
-// expand replaces the placeholders of env in s.
+// Expand replaces the placeholders of env in s.
 func (e Env) Expand(s string) string {
 	return strings.NewReplacer("{addr}", e.Addr, "{state}", e.State, "{workspace}", e.Workspace, "{catalog}", e.Catalog).Replace(s)
 }

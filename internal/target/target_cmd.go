@@ -219,7 +219,7 @@ func ephemeralStart() int {
 	return n
 }
 
-// capped is a concurrency-safe buffer that keeps the first max bytes.
+// Capped is a concurrency-safe buffer that keeps the first max bytes.
 type Capped struct {
 	mu   sync.Mutex
 	buf  []byte

@@ -35,7 +35,7 @@ func (u urlInstance) URL() string              { return u.base }
 func (urlInstance) Stop(context.Context) error { return nil }
 func (urlInstance) Logs() string               { return "" }
 
-// waitReady polls GET /api/mcp/catalog until it answers with a status
+// WaitReady polls GET /api/mcp/catalog until it answers with a status
 // below 500 (a target without that route answers 404 all the same: the
 // scenarios that read the catalog fail, by their steps, and no other), the target
 // exits (exited closes) or bound passes (0: Waits' default). With refusedIsFinal, a

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
-
 	"gopkg.in/yaml.v3"
 )
 

@@ -18,6 +18,7 @@ type Waits struct {
 	ReplaySettle time.Duration
 }
 
+// WithDefaults fills each zero bound with its default.
 func (w Waits) WithDefaults() Waits {
 	for _, f := range []struct {
 		d   *time.Duration

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/replay/replaytest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A test holds a replay of an embedded recording and calls a tool with the

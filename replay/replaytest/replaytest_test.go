@@ -8,9 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/replay/replaytest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fakeT records what a replay makes of a test: its failures and cleanups.

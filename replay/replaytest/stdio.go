@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/replay"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // EndTimeout bounds the wait, when the test ends, for a stdio replay to

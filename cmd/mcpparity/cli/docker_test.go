@@ -13,20 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/runner"
-
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target/docker"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/report"
-
+	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
+	"github.com/mcpparity/mcpparity/internal/target/docker"
+	"github.com/mcpparity/mcpparity/internal/verdict"
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
-
-	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
 // The image targets, against a real Docker engine: images FROM scratch

@@ -9,13 +9,10 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/runner"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
-	"github.com/mcpparity/mcpparity/internal/report"
-
 	"github.com/mcpparity/mcpparity/internal/fuzz"
+	"github.com/mcpparity/mcpparity/internal/report"
+	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 func init() {

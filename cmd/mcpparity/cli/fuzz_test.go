@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
 	"github.com/mcpparity/mcpparity/internal/compare"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 // TestFuzzCommand: fuzz against the reference finds nothing (exit 0);

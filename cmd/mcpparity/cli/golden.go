@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/internal/runner"
-
 	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 

@@ -8,13 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/runner"
-
-	"github.com/mcpparity/mcpparity/internal/scenario"
-
-	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/mcpparity/mcpparity/internal/report"
+	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 func init() {

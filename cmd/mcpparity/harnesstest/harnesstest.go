@@ -8,9 +8,8 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcpparity/mcpparity/cmd/mcpparity/cli"
+	"go.uber.org/goleak"
 )
 
 // Main is a package's TestMain: started with a subcommand, the test binary

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/target"
-
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 )
