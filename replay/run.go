@@ -81,7 +81,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	if cfg.FaultsOnce != "" && (len(opts.Faults) > 0 || len(cfg.LaterFaults) > 0) && !firstToCreate(cfg.FaultsOnce) {
 		opts.Faults = cfg.LaterFaults
 	}
-	fx, err := LoadFixture(cfg.Fixture)
+	fx, err := LoadFixture(fixtureFile(cfg))
 	if err != nil {
 		return nil, &SetupError{err}
 	}
@@ -137,6 +137,17 @@ func delayOf(faults []Fault, kind FaultKind) time.Duration {
 		}
 	}
 	return d
+}
+
+// fixtureFile is the file a replay serves: the run's copy of the recording
+// when the harness made one beside its report folder, else cfg.Fixture.
+func fixtureFile(cfg Config) string {
+	if cfg.ReportDir != "" {
+		if file, ok := reportdir.Dir(cfg.ReportDir).Fixture(cfg.Fixture); ok {
+			return file
+		}
+	}
+	return cfg.Fixture
 }
 
 // startReportDir writes DIR/<pid>.recv as requests arrive (the harness

@@ -31,6 +31,9 @@ type running struct {
 	closers  []func()
 	// fixture reads a fixture by name, as the scenario finds it.
 	fixture func(name string) (*fixtures.Fixture, string, error)
+	// byName: the scenario names its stdio recordings as embedded ones
+	// (not a suite's), whatever folder they are read from.
+	byName bool
 	waits   target.Waits
 }
 
@@ -39,7 +42,7 @@ type running struct {
 func startServers(s *scenario.Scenario, harness []string, workspace, reports string, waits target.Waits) (*running, error) {
 	r := &running{waits: waits.WithDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
 		received: map[string]*received{}, stdio: map[string]reportdir.Dir{}, lock: reportdir.RunLock(reports), reports: reports,
-		fixture: s.Fixture}
+		fixture: s.Fixture, byName: s.Suite == ""}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
@@ -355,7 +358,9 @@ func (r *running) release(name string) error {
 
 // stdioFixture is the --fixture of a stdio replay: an embedded
 // recording's name, or a copy of the suite's file in the reports folder,
-// which a container target shares.
+// which a container target shares. A scenario of the source tree
+// (scenario.LoadSource) names its recording as the embedded one does; the
+// replay reads the copy (reportdir.Dir.Fixture).
 func (r *running) stdioFixture(name string) (string, error) {
 	_, file, err := r.fixture(name)
 	if err != nil || file == "" {
@@ -365,9 +370,15 @@ func (r *running) stdioFixture(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dst := filepath.Join(r.reports, ".fixtures", filepath.FromSlash(name))
+	dst := reportdir.Fixture(r.reports, name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
 	}
-	return dst, os.WriteFile(dst, data, 0o644)
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		return "", err
+	}
+	if r.byName {
+		return name, nil
+	}
+	return dst, nil
 }

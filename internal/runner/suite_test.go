@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,9 +18,14 @@ import (
 
 // TestScenarios runs every scenario against the embedded reference and
 // compares its observations with golden/<scenario>.golden; `go test
-// ./internal/runner -update` rewrites them. Each scenario is a subtest:
+// ./internal/runner -run TestScenarios -update` rewrites them with
+// runner.MakeGolden, as record does. Each scenario is a subtest:
 // -run 'TestScenarios/03-status'.
 func TestScenarios(t *testing.T) {
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		updateGolden(t)
+		return
+	}
 	cfg := testConfig(t, target.RefTarget{})
 	scs, err := scenario.EmbeddedScenarios()
 	if err != nil {
@@ -45,6 +51,31 @@ func TestScenarios(t *testing.T) {
 			}
 			g.Assert(t, s.Name, got)
 		})
+	}
+}
+
+// updateGolden writes the golden files of the source tree's scenarios, from
+// its recordings, with the one writer of golden files.
+func updateGolden(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, changes, err := scenario.LoadSource(root, filepath.Join(root, "fixtures", "recordings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := runner.Config{Harness: harnessCommand(t), Changes: changes}
+	err = runner.MakeGolden(context.Background(), cfg, scs, func(ch runner.GoldenChange) {
+		switch {
+		case ch.Err != nil:
+			t.Errorf("%s: %v", ch.Scenario, ch.Err)
+		case ch.Diff != "":
+			t.Logf("%s written:\n%s", ch.File, ch.Diff)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -21,8 +21,12 @@ type Scenario struct {
 	Name string `json:"-"`
 	// Suite and Dir are the name and folder of the suite the scenario
 	// comes from ("" for an embedded one): see ID, and loadSuite.
-	Suite       string                `json:"-"`
-	Dir         string                `json:"-"`
+	Suite string `json:"-"`
+	Dir   string `json:"-"`
+	// Fixtures is the folder searched first for the recordings it replays
+	// (its suite's fixtures/; the source tree's recordings, LoadSource),
+	// before the embedded ones.
+	Fixtures    string                `json:"-"`
 	Description string                `json:"description"`
 	Servers     map[string]ServerSpec `json:"servers,omitempty"`
 	// Env is given to the target (placeholders expanded).

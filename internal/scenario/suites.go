@@ -71,7 +71,7 @@ func loadSuite(su Suite) ([]*Scenario, error) {
 		return nil, fmt.Errorf("suite %s (%s): %w", su.Name, su.Dir, err)
 	}
 	for _, s := range scs {
-		s.Suite, s.Dir = su.Name, su.Dir
+		s.Suite, s.Dir, s.Fixtures = su.Name, su.Dir, su.FixturesDir()
 		if err := s.checkFixtures(); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.File(), err)
 		}
@@ -107,6 +107,30 @@ func Load(builtin bool, suites []Suite) ([]*Scenario, error) {
 	return all, nil
 }
 
+// LoadSource reads the embedded scenarios from the source tree at root
+// (root/scenarios, their golden files in root/golden), replaying the
+// recordings of the folder recordings: what the binary would embed once
+// rebuilt, with the config changes of root/scenarios/changes. Their IDs are
+// the embedded ones'. MakeGolden writes their golden files after a
+// recording (record) and for go test -update.
+func LoadSource(root, recordings string) ([]*Scenario, []*Change, error) {
+	if info, err := os.Stat(filepath.Join(root, "scenarios")); err != nil || !info.IsDir() {
+		return nil, nil, fmt.Errorf("%s holds no scenarios folder: the golden files of the embedded scenarios are written in a source tree", root)
+	}
+	scs, err := LoadScenarios(os.DirFS(root), "scenarios")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", root, err)
+	}
+	for _, s := range scs {
+		s.Dir, s.Fixtures = root, recordings
+		if err := s.checkFixtures(); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.File(), err)
+		}
+	}
+	changes, err := loadChanges(os.DirFS(root), "scenarios/changes")
+	return scs, changes, err
+}
+
 // ID is the scenario's name in reports and for --run: its file name for
 // an embedded scenario ("03-status"), "SUITE:NAME" for a suite's.
 func (s *Scenario) ID() string { return qualify(s.Suite, s.Name) }
@@ -140,8 +164,8 @@ func (s *Scenario) GoldenID() string {
 // one.
 func (s *Scenario) Fixture(name string) (*fixtures.Fixture, string, error) {
 	var dirs []string
-	if s.Dir != "" {
-		dirs = []string{filepath.Join(s.Dir, "fixtures")}
+	if s.Fixtures != "" {
+		dirs = []string{s.Fixtures}
 	}
 	if fx, ok := embeddedCache.Load(name); ok && !inDirs(name, dirs) {
 		return fx.(*fixtures.Fixture), "", nil

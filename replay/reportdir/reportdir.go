@@ -12,12 +12,15 @@
 //   - <pid>.json, the report, written once, atomically (WriteAtomic).
 //
 // A server's faults-once marker (FaultsOnce) is created by the first
-// process that applies its faults.
+// process that applies its faults. A recording the harness copied into the
+// run's folder (Fixture) is read by a replay given its name, before the
+// embedded recording of that name.
 package reportdir
 
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,8 +44,26 @@ func FaultsOnce(reports, server string) string {
 	return filepath.Join(reports, server+".faults-used")
 }
 
+// Fixture is where the harness copies the recording name (e.g.
+// "sdk/stdio.json") for a run's stdio replays: a container target shares
+// the reports folder.
+func Fixture(reports, name string) string {
+	return filepath.Join(reports, ".fixtures", filepath.FromSlash(name))
+}
+
 // Dir is the folder of one stdio server's processes.
 type Dir string
+
+// Fixture is the run's copy of the recording name, when the harness made
+// one (ok false otherwise): the server's folder is in the run's folder.
+func (d Dir) Fixture(name string) (file string, ok bool) {
+	if !fs.ValidPath(name) {
+		return "", false
+	}
+	file = Fixture(filepath.Dir(string(d)), name)
+	_, err := os.Stat(file)
+	return file, err == nil
+}
 
 func (d Dir) file(pid int, ext string) string {
 	return filepath.Join(string(d), strconv.Itoa(pid)+ext)

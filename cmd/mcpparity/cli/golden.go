@@ -60,15 +60,21 @@ func runGolden(ctx context.Context, c *call) int {
 	if code != 0 {
 		return code
 	}
+	return c.makeGolden(ctx, *cfg, scs, *full)
+}
+
+// makeGolden writes the golden files of scs from the reference, a line per
+// file: the one writer of golden files, for golden and record.
+func (c *call) makeGolden(ctx context.Context, cfg runner.Config, scs []*scenario.Scenario, full bool) int {
 	stdout := c.stdout
 	fmt.Fprintf(stdout, "reference: %d scenario(s)\n", len(scs))
-	code = exitParity
+	code := exitParity
 	var n goldenCounts
-	err := runner.MakeGolden(ctx, *cfg, scs, func(ch runner.GoldenChange) {
+	err := runner.MakeGolden(ctx, cfg, scs, func(ch runner.GoldenChange) {
 		if ch.Err != nil {
 			code = exitDiverged
 		}
-		n.write(stdout, ch, *full)
+		n.write(stdout, ch, full)
 	})
 	if err != nil {
 		return c.fail(exitCannotRun, err)

@@ -6,11 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/runner"
+	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
 func init() {
@@ -131,7 +132,7 @@ func (c *call) recordFixtures(ctx context.Context, out string, check, everything
 		fmt.Fprintf(c.stdout, "recorded %s\n", path)
 	}
 	if golden != "" {
-		return c.refreshGolden(ctx, golden)
+		return c.refreshGolden(ctx, golden, out)
 	}
 	return 0
 }
@@ -171,20 +172,22 @@ func checkSet(ctx context.Context, s record.Set, stored, fresh, exe string) (rec
 	return record.Compare(a, b, calls)
 }
 
-// refreshGolden rewrites the golden files from the new recordings. The
-// recordings are embedded at build time, so this runs the suite from the
-// source tree (`go test ./internal/runner -update`), in the module root.
-func (c *call) refreshGolden(ctx context.Context, dir string) int {
-	root := filepath.Dir(filepath.Clean(dir))
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		return c.failf(1, "golden files not refreshed: %s is not in a source tree (run go test ./internal/runner -run TestScenarios -update there)", dir)
+// refreshGolden rewrites the golden files of the source tree's scenarios
+// (beside goldenDir: DIR/scenarios and DIR/golden) from the recordings just
+// made in out, as golden does a suite's: the binary's embedded recordings
+// are those of its build, not the new ones.
+func (c *call) refreshGolden(ctx context.Context, goldenDir, out string) int {
+	goldenDir = filepath.Clean(goldenDir)
+	if filepath.Base(goldenDir) != "golden" {
+		return c.failf(exitCannotRun, "golden files not refreshed: --golden %s is not a folder named golden beside a scenarios folder", goldenDir)
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "./internal/runner", "-run", "TestScenarios", "-count=1", "-update")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
-	if err := cmd.Run(); err != nil {
-		return c.failf(1, "refreshing golden files: %v", err)
+	scs, changes, err := scenario.LoadSource(filepath.Dir(goldenDir), out)
+	if err != nil {
+		return c.failf(exitCannotRun, "golden files not refreshed: %v", err)
 	}
-	fmt.Fprintf(c.stdout, "refreshed %s (read the diff: git diff %s)\n", dir, dir)
-	return 0
+	exe, err := os.Executable()
+	if err != nil {
+		return c.fail(exitCannotRun, err)
+	}
+	return c.makeGolden(ctx, runner.Config{Harness: []string{exe}, Changes: changes}, scs, false)
 }
