@@ -291,3 +291,50 @@ func TestLineDiff(t *testing.T) {
 		t.Errorf("new file: %q", got)
 	}
 }
+
+// TestMakeGoldenSourceRecordings: the source tree's scenarios replay the
+// recordings of the folder given to LoadSource, a stdio replay included
+// (it reads the run's copy, named as the embedded recording is), not the
+// recordings embedded in the binary.
+func TestMakeGoldenSourceRecordings(t *testing.T) {
+	root := t.TempDir()
+	embedded, err := fixtures.Recordings.ReadFile("recordings/sdk/stdio.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"scenarios/01-stdio.json":   statusScenario("sdk/stdio.json", true),
+		"recordings/sdk/stdio.json": strings.ReplaceAll(string(embedded), "embedded_resource", "embedded_resourcX"),
+	}
+	for p, content := range files {
+		p = filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scs, changes, err := scenario.LoadSource(root, filepath.Join(root, "recordings"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := runner.Config{Harness: harnessCommand(t), Changes: changes}
+	if err := runner.MakeGolden(context.Background(), cfg, scs, func(ch runner.GoldenChange) {
+		if ch.Err != nil || !ch.New {
+			t.Errorf("%s: %+v", ch.Scenario, ch)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(filepath.Join(root, "golden", "01-stdio.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(written, []byte(`"embedded_resourcX"`)) || bytes.Contains(written, []byte(`"embedded_resource"`)) {
+		t.Errorf("the golden file is not of the recording given:\n%s", written)
+	}
+	if !bytes.Contains(written, []byte(`"sdk/stdio.json"`)) {
+		t.Errorf("the stdio replay is not named as the embedded recording:\n%s", written)
+	}
+}

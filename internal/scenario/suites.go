@@ -127,6 +127,9 @@ func LoadSource(root, recordings string) ([]*Scenario, []*Change, error) {
 			return nil, nil, fmt.Errorf("%s: %w", s.File(), err)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(root, "scenarios", "changes")); errors.Is(err, fs.ErrNotExist) {
+		return scs, nil, nil
+	}
 	changes, err := loadChanges(os.DirFS(root), "scenarios/changes")
 	return scs, changes, err
 }
