@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
 
@@ -290,11 +291,11 @@ func eventPlaceholders(exs []fixtures.Exchange, probes []fixtures.Probe) map[str
 	return m
 }
 
-// sortProbes orders probes as fixtures.ProbeKinds, each kind's in the
+// sortProbes orders probes as probekind.All, each kind's in the
 // order they were sent.
 func sortProbes(probes []fixtures.Probe) []fixtures.Probe {
 	rank := map[string]int{}
-	for i, k := range fixtures.ProbeKinds {
+	for i, k := range probekind.All {
 		rank[k.ID] = i
 	}
 	out := slices.Clone(probes)

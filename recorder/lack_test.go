@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
@@ -347,7 +348,7 @@ func TestNoToolProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range probes {
-		if p.Kind == fixtures.ProbeMissingArguments {
+		if p.Kind == probekind.MissingArguments {
 			t.Fatalf("a %s probe was sent", p.Kind)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // probeTimeout bounds one probe, its answer included.
@@ -42,7 +43,7 @@ type prober struct {
 	out    []fixtures.Probe
 }
 
-// Probe sends the probes (fixtures.ProbeKinds) to the upstream and keeps
+// Probe sends the probes (probekind.All) to the upstream and keeps
 // the answers for Recording. The client's first answered initialize is the
 // template of the handshake's: its body and headers (credentials,
 // configured headers) open the probes' own sessions, which end with a
@@ -149,7 +150,7 @@ func (pr *prober) noStream(ctx context.Context, triggers [][]byte) error {
 	}
 	defer pr.end(ctx, s)
 	for _, body := range triggers {
-		if err := pr.probe(ctx, fixtures.ProbeNoStandaloneStream, http.MethodPost, s.header(pr.header), body); err != nil {
+		if err := pr.probe(ctx, probekind.NoStandaloneStream, http.MethodPost, s.header(pr.header), body); err != nil {
 			return err
 		}
 	}
@@ -162,11 +163,11 @@ func (pr *prober) headerProbes(ctx context.Context) error {
 	variants := []struct {
 		kind, name, value string
 	}{
-		{fixtures.ProbeNoContentType, "Content-Type", ""},
-		{fixtures.ProbeAcceptJSONOnly, "Accept", "application/json"},
-		{fixtures.ProbeAcceptSSEOnly, "Accept", "text/event-stream"},
-		{fixtures.ProbeNoAccept, "Accept", ""},
-		{fixtures.ProbeAcceptWildcard, "Accept", "*/*"},
+		{probekind.NoContentType, "Content-Type", ""},
+		{probekind.AcceptJSONOnly, "Accept", "application/json"},
+		{probekind.AcceptSSEOnly, "Accept", "text/event-stream"},
+		{probekind.NoAccept, "Accept", ""},
+		{probekind.AcceptWildcard, "Accept", "*/*"},
 	}
 	for _, v := range variants {
 		h := pr.header.Clone()
@@ -208,15 +209,15 @@ func (pr *prober) sessionProbes(ctx context.Context) error {
 		h            http.Header
 		body         string
 	}{
-		{fixtures.ProbeGETNoAccept, http.MethodGet, noAccept, ""},
-		{fixtures.ProbeGETAcceptWildcard, http.MethodGet, wildcard, ""},
-		{fixtures.ProbeUnknownSession, http.MethodPost, unknown, probeList},
-		{fixtures.ProbeBatch, http.MethodPost, in, probeBatch},
-		{fixtures.ProbeNoSession, http.MethodPost, noSession, probeList},
-		{fixtures.ProbeNoSessionNotif, http.MethodPost, noSession, probeNotify},
+		{probekind.GETNoAccept, http.MethodGet, noAccept, ""},
+		{probekind.GETAcceptWildcard, http.MethodGet, wildcard, ""},
+		{probekind.UnknownSession, http.MethodPost, unknown, probeList},
+		{probekind.Batch, http.MethodPost, in, probeBatch},
+		{probekind.NoSession, http.MethodPost, noSession, probeList},
+		{probekind.NoSessionNotif, http.MethodPost, noSession, probeNotify},
 	}
 	for _, pb := range probes {
-		if s.id == "" && (pb.kind == fixtures.ProbeNoSession || pb.kind == fixtures.ProbeNoSessionNotif) {
+		if s.id == "" && (pb.kind == probekind.NoSession || pb.kind == probekind.NoSessionNotif) {
 			continue // a server without sessions
 		}
 		if err := pr.probe(ctx, pb.kind, pb.method, pb.h, []byte(pb.body)); err != nil {

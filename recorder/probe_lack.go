@@ -9,12 +9,13 @@ import (
 	"sort"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // ProbeOptions choose the probes a recording gets.
 type ProbeOptions struct {
 	// NoToolCalls leaves out the probes that call one of the server's
-	// tools (fixtures.ProbeMissingArguments): the replay then says it
+	// tools (probekind.MissingArguments): the replay then says it
 	// could not learn the answer.
 	NoToolCalls bool
 }
@@ -31,32 +32,32 @@ type lackProbe struct {
 	session bool // sent in an initialized session, not as its handshake
 }
 
-// lackProbes are the requests of the lack kinds (fixtures.IsLack) for
+// lackProbes are the requests of the lack kinds (probekind.IsLack) for
 // a client whose initialize was init, against a server whose tools were
 // listed in answers: the requests of a session, then the initializes.
 func lackProbes(init []byte, answers []json.RawMessage, opts ProbeOptions) []lackProbe {
 	out := []lackProbe{
-		{fixtures.ProbeUnknownMethod, []byte(`{"jsonrpc":"2.0","id":2,"method":"mcpparity/unknown-method","params":{}}`), true},
-		{fixtures.ProbeUnknownTool, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcpparity-unknown-tool","arguments":{}}}`), true},
-		{fixtures.ProbeBadParams, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":["mcpparity"],"arguments":"x"}}`), true},
-		{fixtures.ProbeListCursor, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"mcpparity-unknown-cursor"}}`), true},
+		{probekind.UnknownMethod, []byte(`{"jsonrpc":"2.0","id":2,"method":"mcpparity/unknown-method","params":{}}`), true},
+		{probekind.UnknownTool, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcpparity-unknown-tool","arguments":{}}}`), true},
+		{probekind.BadParams, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":["mcpparity"],"arguments":"x"}}`), true},
+		{probekind.ListCursor, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"mcpparity-unknown-cursor"}}`), true},
 	}
 	if tool := toolWithRequired(answers); tool != "" && !opts.NoToolCalls {
 		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 			"params": map[string]any{"name": tool, "arguments": map[string]any{}}})
-		out = append(out, lackProbe{fixtures.ProbeMissingArguments, body, true})
+		out = append(out, lackProbe{probekind.MissingArguments, body, true})
 	}
 	asked := initParam(init, "protocolVersion")
 	for _, v := range HandshakeVersions {
 		if `"`+v+`"` != string(asked) {
-			out = append(out, lackProbe{fixtures.ProbeInitVersion, withInitParam(init, "protocolVersion", `"`+v+`"`), false})
+			out = append(out, lackProbe{probekind.InitVersion, withInitParam(init, "protocolVersion", `"`+v+`"`), false})
 		}
 	}
 	other := `{}`
 	if caps := initParam(init, "capabilities"); len(bytes.Trim(caps, "{} \t\r\n")) == 0 {
 		other = `{"roots":{"listChanged":true}}`
 	}
-	return append(out, lackProbe{fixtures.ProbeInitCapabilities, withInitParam(init, "capabilities", other), false})
+	return append(out, lackProbe{probekind.InitCapabilities, withInitParam(init, "capabilities", other), false})
 }
 
 // toolWithRequired is the first tool, by name, of the tools/list results

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // probeVersion is the version the unknown-version probe asks for when the
@@ -136,22 +137,22 @@ func (pr *prober) modernProbes(ctx context.Context) error {
 	}
 	v, list := t.version, "tools/list"
 	if !t.accepted {
-		return pr.send1(ctx, probeReq{fixtures.ProbeUnknownVersion, t.headers(v, list, ""), t.body(list, nil, v)})
+		return pr.send1(ctx, probeReq{probekind.UnknownVersion, t.headers(v, list, ""), t.body(list, nil, v)})
 	}
 	probes := []probeReq{
-		{fixtures.ProbeModernNoMeta, t.headers(v, list, ""), t.body(list, nil, "")},
-		{fixtures.ProbeUnknownVersion, t.headers(probeVersion, list, ""), t.body(list, nil, probeVersion)},
-		{fixtures.ProbeIncompleteMeta, t.headers(v, list, ""), request(list, nil, versionOnly(v))},
-		{fixtures.ProbeNoVersionHeader, t.headers("", list, ""), t.body(list, nil, v)},
-		{fixtures.ProbeVersionMismatch, t.headers(otherVersion(v), list, ""), t.body(list, nil, v)},
-		{fixtures.ProbeNoMethodHeader, t.headers(v, "", ""), t.body(list, nil, v)},
-		{fixtures.ProbeMethodMismatch, t.headers(v, "tools/call", ""), t.body(list, nil, v)},
+		{probekind.ModernNoMeta, t.headers(v, list, ""), t.body(list, nil, "")},
+		{probekind.UnknownVersion, t.headers(probeVersion, list, ""), t.body(list, nil, probeVersion)},
+		{probekind.IncompleteMeta, t.headers(v, list, ""), request(list, nil, versionOnly(v))},
+		{probekind.NoVersionHeader, t.headers("", list, ""), t.body(list, nil, v)},
+		{probekind.VersionMismatch, t.headers(otherVersion(v), list, ""), t.body(list, nil, v)},
+		{probekind.NoMethodHeader, t.headers(v, "", ""), t.body(list, nil, v)},
+		{probekind.MethodMismatch, t.headers(v, "tools/call", ""), t.body(list, nil, v)},
 	}
 	if params := callParams(t.call); params != nil {
 		call := t.body("tools/call", params, v)
 		probes = append(probes,
-			probeReq{fixtures.ProbeNoNameHeader, t.headers(v, "tools/call", ""), call},
-			probeReq{fixtures.ProbeNameMismatch, t.headers(v, "tools/call", probeOtherName), call})
+			probeReq{probekind.NoNameHeader, t.headers(v, "tools/call", ""), call},
+			probeReq{probekind.NameMismatch, t.headers(v, "tools/call", probeOtherName), call})
 	}
 	for _, p := range probes {
 		if err := pr.send1(ctx, p); err != nil {
@@ -198,14 +199,14 @@ func (pr *prober) sessionlessProbes(ctx context.Context) error {
 	del := pr.header.Clone()
 	del.Del("Content-Type")
 	del.Del("Accept")
-	if err := pr.probe(ctx, fixtures.ProbeGETNoSession, http.MethodGet, get, nil); err != nil {
+	if err := pr.probe(ctx, probekind.GETNoSession, http.MethodGet, get, nil); err != nil {
 		return err
 	}
-	if err := pr.probe(ctx, fixtures.ProbeDELETENoSession, http.MethodDelete, del, nil); err != nil {
+	if err := pr.probe(ctx, probekind.DELETENoSession, http.MethodDelete, del, nil); err != nil {
 		return err
 	}
 	if pr.p.HandedOutSession() {
 		return nil
 	}
-	return pr.probe(ctx, fixtures.ProbeNoMetaNoSession, http.MethodPost, pr.header.Clone(), []byte(probeList))
+	return pr.probe(ctx, probekind.NoMetaNoSession, http.MethodPost, pr.header.Clone(), []byte(probeList))
 }

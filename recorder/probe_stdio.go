@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // stdioProbeTimeout bounds one stdio probe. The process starts first: an
@@ -24,20 +25,20 @@ const stdioProbeTimeout = time.Minute
 // client's capabilities. Each process gets one line and is ended once it
 // answered (at most stdioProbeTimeout); what it wrote is kept. Then, when
 // the recording holds a handshake, the requests of the lack kinds
-// (fixtures.IsLack), each to a process of its own. Only a server that
+// (probekind.IsLack), each to a process of its own. Only a server that
 // cannot be started is an error.
 func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line, opts ProbeOptions) ([]fixtures.Probe, error) {
 	type stdioProbe struct {
 		kind string
 		line []byte
 	}
-	probes := []stdioProbe{{fixtures.ProbeNoMetaNoSession, []byte(probeList)}}
+	probes := []stdioProbe{{probekind.NoMetaNoSession, []byte(probeList)}}
 	if t := findModernLines(lines); t != nil && !t.accepted {
-		probes = append(probes, stdioProbe{fixtures.ProbeUnknownVersion, t.body("tools/list", nil, t.version)})
+		probes = append(probes, stdioProbe{probekind.UnknownVersion, t.body("tools/list", nil, t.version)})
 	} else if t != nil {
 		probes = append(probes,
-			stdioProbe{fixtures.ProbeUnknownVersion, t.body("tools/list", nil, probeVersion)},
-			stdioProbe{fixtures.ProbeIncompleteMeta, request("tools/list", nil, versionOnly(t.version))})
+			stdioProbe{probekind.UnknownVersion, t.body("tools/list", nil, probeVersion)},
+			stdioProbe{probekind.IncompleteMeta, request("tools/list", nil, versionOnly(t.version))})
 	}
 	var out []fixtures.Probe
 	for _, p := range probes {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 	"github.com/mcpparity/mcpparity/recorder"
 )
 
@@ -20,17 +21,17 @@ type wantProbe struct {
 }
 
 var sdkProbes = map[string]wantProbe{
-	fixtures.ProbeNoContentType:     {415, true, "Content-Type must be 'application/json'"},
-	fixtures.ProbeAcceptJSONOnly:    {400, true, "Accept must contain both"},
-	fixtures.ProbeAcceptSSEOnly:     {400, true, "Accept must contain both"},
-	fixtures.ProbeNoAccept:          {400, true, "Accept must contain both"},
-	fixtures.ProbeAcceptWildcard:    {200, false, `"protocolVersion"`},
-	fixtures.ProbeGETNoAccept:       {400, true, "Accept must contain 'text/event-stream' for GET requests"},
-	fixtures.ProbeGETAcceptWildcard: {200, false, ""},
-	fixtures.ProbeUnknownSession:    {404, true, "session not found"},
-	fixtures.ProbeBatch:             {400, true, "JSON-RPC batching is not supported"},
-	fixtures.ProbeNoSession:         {200, true, `is invalid during session initialization`},
-	fixtures.ProbeNoSessionNotif:    {202, false, ""},
+	probekind.NoContentType:     {415, true, "Content-Type must be 'application/json'"},
+	probekind.AcceptJSONOnly:    {400, true, "Accept must contain both"},
+	probekind.AcceptSSEOnly:     {400, true, "Accept must contain both"},
+	probekind.NoAccept:          {400, true, "Accept must contain both"},
+	probekind.AcceptWildcard:    {200, false, `"protocolVersion"`},
+	probekind.GETNoAccept:       {400, true, "Accept must contain 'text/event-stream' for GET requests"},
+	probekind.GETAcceptWildcard: {200, false, ""},
+	probekind.UnknownSession:    {404, true, "session not found"},
+	probekind.Batch:             {400, true, "JSON-RPC batching is not supported"},
+	probekind.NoSession:         {200, true, `is invalid during session initialization`},
+	probekind.NoSessionNotif:    {202, false, ""},
 }
 
 func TestProbesOfTheSDKServer(t *testing.T) {
@@ -67,7 +68,7 @@ func TestProbesOfTheSDKServer(t *testing.T) {
 						kind, p.Response.Status, p.Response.Refused(), answer, want.status, want.refused, want.text)
 				}
 			}
-			checkNoStreamProbe(t, mode.json, got[fixtures.ProbeNoStandaloneStream])
+			checkNoStreamProbe(t, mode.json, got[probekind.NoStandaloneStream])
 		})
 	}
 }
@@ -91,7 +92,7 @@ func checkNoStreamProbe(t *testing.T, jsonMode bool, p fixtures.Probe) {
 	}
 }
 
-// The probes reach the upstream, each in the order of fixtures.ProbeKinds
+// The probes reach the upstream, each in the order of probekind.All
 // once recorded, and their sessions end with a DELETE.
 func TestProbeSessionsEnd(t *testing.T) {
 	var mu sync.Mutex
@@ -142,7 +143,7 @@ func TestProbeSessionsEnd(t *testing.T) {
 }
 
 func rank(kind string) int {
-	for i, k := range fixtures.ProbeKinds {
+	for i, k := range probekind.All {
 		if k.ID == kind {
 			return i
 		}

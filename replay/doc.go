@@ -34,7 +34,7 @@
 //
 // # Probes
 //
-// A request with a fault the recorder probed (fixtures.ProbeKinds: a wrong
+// A request with a fault the recorder probed (probekind.All: a wrong
 // Accept or Content-Type, a batch, a missing or unknown session) is
 // answered as the server answered the probe when it refused it, and
 // reported in Report.Refused ("POST without text/event-stream in Accept");

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // eraKey is the part of a request's match key that tells the eras apart:
@@ -34,7 +35,7 @@ func readEraParams(params json.RawMessage) eraParams {
 }
 
 // modernFault is the probe kind of a request of the 2026-07-28 revision
-// whose _meta or headers a live server refuses (in fixtures.ProbeKinds
+// whose _meta or headers a live server refuses (in probekind.All
 // order), "" when it has none: a version header of the revision without
 // _meta, a version the server does not support (versions; server/discover
 // excepted: it is how a client learns them), a _meta without the client's
@@ -49,7 +50,7 @@ func modernFault(h http.Header, in *incoming, versions map[string]bool) string {
 	}
 	if mv == "" {
 		if fixtures.Modern(hv) {
-			return fixtures.ProbeModernNoMeta
+			return probekind.ModernNoMeta
 		}
 		return ""
 	}
@@ -57,23 +58,23 @@ func modernFault(h http.Header, in *incoming, versions map[string]bool) string {
 	method := h.Get("Mcp-Method")
 	switch {
 	case !versions[mv] && in.Method != "server/discover":
-		return fixtures.ProbeUnknownVersion
+		return probekind.UnknownVersion
 	case p.Meta[fixtures.MetaClientCapabilities] == nil:
-		return fixtures.ProbeIncompleteMeta
+		return probekind.IncompleteMeta
 	case hv == "":
-		return fixtures.ProbeNoVersionHeader
+		return probekind.NoVersionHeader
 	case hv != mv:
-		return fixtures.ProbeVersionMismatch
+		return probekind.VersionMismatch
 	case method == "":
-		return fixtures.ProbeNoMethodHeader
+		return probekind.NoMethodHeader
 	case method != in.Method:
-		return fixtures.ProbeMethodMismatch
+		return probekind.MethodMismatch
 	case in.Method != "tools/call":
 		return ""
 	case h.Get("Mcp-Name") == "":
-		return fixtures.ProbeNoNameHeader
+		return probekind.NoNameHeader
 	case h.Get("Mcp-Name") != p.Name:
-		return fixtures.ProbeNameMismatch
+		return probekind.NameMismatch
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 const maxBody = 8 << 20
@@ -223,7 +224,7 @@ func (r *Replay) lookup(w http.ResponseWriter, req *http.Request, required bool,
 // not found". A server that took the probe ignores session ids: nothing is
 // answered then.
 func (r *Replay) unknownSession(w http.ResponseWriter, id string, clientID json.RawMessage) bool {
-	pa := r.ix.probes.get(fixtures.ProbeUnknownSession)
+	pa := r.ix.probes.get(probekind.UnknownSession)
 	if pa != nil && !pa.refused {
 		return false
 	}
@@ -270,7 +271,7 @@ func (r *Replay) refusedPOST(w http.ResponseWriter, req *http.Request, body []by
 	if sid := req.Header.Get("Mcp-Session-Id"); sid != "" && r.session(sid) == nil && r.unknownSession(w, sid, bodyID(body)) {
 		return true
 	}
-	if pa := r.ix.probes.refusing(fixtures.ProbeBatch); pa != nil && isBatch(body) {
+	if pa := r.ix.probes.refusing(probekind.Batch); pa != nil && isBatch(body) {
 		r.refuse(w, pa, nil)
 		return true
 	}
@@ -307,9 +308,9 @@ func (r *Replay) readPOST(w http.ResponseWriter, req *http.Request) *incoming {
 func (r *Replay) postSession(w http.ResponseWriter, req *http.Request, in *incoming) (*session, bool) {
 	// A cancellation may concern a handshake that never got its session.
 	free := in.Method == "initialize" || in.Method == "server/discover" || in.Method == notificationCancelled && !in.isRequest()
-	missing := fixtures.ProbeNoSession
+	missing := probekind.NoSession
 	if !in.isRequest() {
-		missing = fixtures.ProbeNoSessionNotif
+		missing = probekind.NoSessionNotif
 	}
 	return r.lookup(w, req, !free, missing, in.ID)
 }
@@ -356,7 +357,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	if refused {
 		return
 	}
-	if pa := r.ix.probes.refusing(fixtures.ProbeNoMetaNoSession); pa != nil && !r.ix.stateful && noEra(req.Header, in) {
+	if pa := r.ix.probes.refusing(probekind.NoMetaNoSession); pa != nil && !r.ix.stateful && noEra(req.Header, in) {
 		r.refuse(w, pa, in.ID)
 		return
 	}
@@ -591,7 +592,7 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
 		return
 	}
-	if r.noSession(w, req, fixtures.ProbeGETNoSession) {
+	if r.noSession(w, req, probekind.GETNoSession) {
 		return
 	}
 	sess, ok := r.lookup(w, req, true, "", nil)
@@ -659,9 +660,9 @@ func (r *Replay) noSession(w http.ResponseWriter, req *http.Request, kind string
 		return false
 	}
 	switch {
-	case r.ix.stateful && kind == fixtures.ProbeGETNoSession:
+	case r.ix.stateful && kind == probekind.GETNoSession:
 		r.refuse(w, pa, nil)
-	case kind == fixtures.ProbeGETNoSession && r.e.peek(keyGET) != nil:
+	case kind == probekind.GETNoSession && r.e.peek(keyGET) != nil:
 		return false // the recorded GETs of the client serve it
 	default:
 		pa.write(w, nil)
@@ -722,7 +723,7 @@ func (r *Replay) serveDELETE(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
 		return
 	}
-	if r.noSession(w, req, fixtures.ProbeDELETENoSession) {
+	if r.noSession(w, req, probekind.DELETENoSession) {
 		return
 	}
 	if req.Header.Get("Mcp-Session-Id") == "" {

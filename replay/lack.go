@@ -7,11 +7,12 @@ import (
 	"sync"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // lacks is what a recording says of its server beyond its conversation:
 // the versions its clients asked for, the tools it listed with their required arguments. An unrecorded request is
-// put in a lack kind (fixtures.IsLack) from them, and answered as the
+// put in a lack kind (probekind.IsLack) from them, and answered as the
 // server answered that kind's probe.
 type lacks struct {
 	once     sync.Once
@@ -64,9 +65,9 @@ func (l *lacks) kindOf(method string, params json.RawMessage) (kind, version str
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		if json.Unmarshal(params, &p) == nil && p.ProtocolVersion != "" && !l.versions[p.ProtocolVersion] {
-			return fixtures.ProbeInitVersion, p.ProtocolVersion
+			return probekind.InitVersion, p.ProtocolVersion
 		}
-		return fixtures.ProbeInitCapabilities, ""
+		return probekind.InitCapabilities, ""
 	case "tools/call":
 		return l.callKind(params), ""
 	case "tools/list":
@@ -74,7 +75,7 @@ func (l *lacks) kindOf(method string, params json.RawMessage) (kind, version str
 			Cursor json.RawMessage `json:"cursor"`
 		}
 		if json.Unmarshal(params, &p) == nil && len(p.Cursor) > 0 && string(p.Cursor) != "null" {
-			return fixtures.ProbeListCursor, ""
+			return probekind.ListCursor, ""
 		}
 		return "", ""
 	}
@@ -83,30 +84,30 @@ func (l *lacks) kindOf(method string, params json.RawMessage) (kind, version str
 			return "", ""
 		}
 	}
-	return fixtures.ProbeUnknownMethod, ""
+	return probekind.UnknownMethod, ""
 }
 
 // callKind puts an unrecorded tools/call in its kind.
 func (l *lacks) callKind(params json.RawMessage) string {
 	var p map[string]json.RawMessage
 	if json.Unmarshal(params, &p) != nil || p == nil {
-		return fixtures.ProbeBadParams
+		return probekind.BadParams
 	}
 	var name string
 	if json.Unmarshal(p["name"], &name) != nil {
-		return fixtures.ProbeBadParams
+		return probekind.BadParams
 	}
 	args := map[string]json.RawMessage{}
 	if raw := bytes.TrimSpace(p["arguments"]); len(raw) > 0 && string(raw) != "null" && json.Unmarshal(raw, &args) != nil {
-		return fixtures.ProbeBadParams
+		return probekind.BadParams
 	}
 	required, listed := l.tools[name]
 	if !listed {
-		return fixtures.ProbeUnknownTool
+		return probekind.UnknownTool
 	}
 	for _, r := range required {
 		if _, ok := args[r]; !ok {
-			return fixtures.ProbeMissingArguments
+			return probekind.MissingArguments
 		}
 	}
 	return ""
@@ -115,7 +116,7 @@ func (l *lacks) callKind(params json.RawMessage) string {
 // probeKey is the key of a probe among a fixture's probes: its kind, and
 // for initialize-version the version it asked for.
 func probeKey(p fixtures.Probe) string {
-	if p.Kind == fixtures.ProbeInitVersion {
+	if p.Kind == probekind.InitVersion {
 		return lackKey(p.Kind, p.AskedVersion())
 	}
 	return p.Kind
@@ -123,7 +124,7 @@ func probeKey(p fixtures.Probe) string {
 
 // lackKey is the key of a lack probe among a fixture's probes.
 func lackKey(kind, version string) string {
-	if kind == fixtures.ProbeInitVersion {
+	if kind == probekind.InitVersion {
 		return kind + " " + version
 	}
 	return kind

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // probeAnswer is a recorded probe (fixtures.Probe) prepared for replay:
@@ -54,7 +55,7 @@ func buildProbes(e *engine, probes []fixtures.Probe) (*probeSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: probes[%d] (%s): %v", e.name, i, p.Kind, err)
 		}
-		if p.Kind != fixtures.ProbeNoStandaloneStream {
+		if p.Kind != probekind.NoStandaloneStream {
 			ps.byKind[probeKey(p)] = pa
 			continue
 		}
@@ -190,7 +191,7 @@ func postFault(h http.Header) string {
 	ct := h.Get("Content-Type")
 	if base, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(base), "application/json") {
 		if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
-			return fixtures.ProbeNoContentType
+			return probekind.NoContentType
 		}
 	}
 	a := readAccept(h.Values("Accept"))
@@ -198,13 +199,13 @@ func postFault(h http.Header) string {
 	case a.json && a.sse:
 		return ""
 	case a.json && a.wildSSE || a.sse && a.wildJSON || a.wildJSON && a.wildSSE:
-		return fixtures.ProbeAcceptWildcard
+		return probekind.AcceptWildcard
 	case a.json:
-		return fixtures.ProbeAcceptJSONOnly
+		return probekind.AcceptJSONOnly
 	case a.sse:
-		return fixtures.ProbeAcceptSSEOnly
+		return probekind.AcceptSSEOnly
 	}
-	return fixtures.ProbeNoAccept
+	return probekind.NoAccept
 }
 
 // getFault is the probe kind of a GET's Accept, "" when it names
@@ -215,9 +216,9 @@ func getFault(h http.Header) string {
 	case a.sse:
 		return ""
 	case a.wildSSE:
-		return fixtures.ProbeGETAcceptWildcard
+		return probekind.GETAcceptWildcard
 	}
-	return fixtures.ProbeGETNoAccept
+	return probekind.GETNoAccept
 }
 
 // isBatch reports whether a POST body is a JSON-RPC batch.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 func embeddedFixture(t *testing.T, name string) *fixtures.Fixture {
@@ -140,17 +141,17 @@ func TestFaultKinds(t *testing.T) {
 	}{
 		{"application/json", "application/json, text/event-stream", ""},
 		{"application/json; charset=utf-8", "text/event-stream;q=0.9, APPLICATION/JSON", ""},
-		{"", "application/json, text/event-stream", fixtures.ProbeNoContentType},
-		{"text/plain", "application/json, text/event-stream", fixtures.ProbeNoContentType},
-		{"application/json", "application/json", fixtures.ProbeAcceptJSONOnly},
-		{"application/json", "text/event-stream", fixtures.ProbeAcceptSSEOnly},
-		{"application/json", "", fixtures.ProbeNoAccept},
-		{"application/json", "text/html", fixtures.ProbeNoAccept},
-		{"application/json", "*/*", fixtures.ProbeAcceptWildcard},
-		{"application/json", "application/json, text/*", fixtures.ProbeAcceptWildcard},
-		{"application/json", "application/json, application/*", fixtures.ProbeAcceptJSONOnly},
-		{"application/json", "application/*", fixtures.ProbeNoAccept},
-		{"application/json", "text/event-stream, application/*;q=0.5", fixtures.ProbeAcceptWildcard},
+		{"", "application/json, text/event-stream", probekind.NoContentType},
+		{"text/plain", "application/json, text/event-stream", probekind.NoContentType},
+		{"application/json", "application/json", probekind.AcceptJSONOnly},
+		{"application/json", "text/event-stream", probekind.AcceptSSEOnly},
+		{"application/json", "", probekind.NoAccept},
+		{"application/json", "text/html", probekind.NoAccept},
+		{"application/json", "*/*", probekind.AcceptWildcard},
+		{"application/json", "application/json, text/*", probekind.AcceptWildcard},
+		{"application/json", "application/json, application/*", probekind.AcceptJSONOnly},
+		{"application/json", "application/*", probekind.NoAccept},
+		{"application/json", "text/event-stream, application/*;q=0.5", probekind.AcceptWildcard},
 		{"Application/JSON ; charset=UTF-8", "application/json,text/event-stream", ""},
 	}
 	for _, c := range post {
@@ -164,8 +165,8 @@ func TestFaultKinds(t *testing.T) {
 			t.Errorf("POST %q %q: %q, want %q", c.contentType, c.accept, got, c.want)
 		}
 	}
-	get := map[string]string{"text/event-stream": "", "": fixtures.ProbeGETNoAccept, "application/json": fixtures.ProbeGETNoAccept,
-		"*/*": fixtures.ProbeGETAcceptWildcard, "text/*": fixtures.ProbeGETAcceptWildcard, "application/*": fixtures.ProbeGETNoAccept}
+	get := map[string]string{"text/event-stream": "", "": probekind.GETNoAccept, "application/json": probekind.GETNoAccept,
+		"*/*": probekind.GETAcceptWildcard, "text/*": probekind.GETAcceptWildcard, "application/*": probekind.GETNoAccept}
 	for accept, want := range get {
 		h := http.Header{}
 		if accept != "" {

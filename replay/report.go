@@ -32,7 +32,7 @@ type Report struct {
 	MissingAnswers   []MissingAnswer  `json:"missingAnswers,omitempty"`
 	// Refused lists the requests answered as the server answered the
 	// recorded probe of their fault (fixtures.Probe), each named as
-	// fixtures.ProbeKinds name it, e.g. "POST without text/event-stream
+	// probekind.All name it, e.g. "POST without text/event-stream
 	// in Accept".
 	Refused []string `json:"refused,omitempty"`
 	// EnvMismatches lists required environment variables (stdio) that the

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 )
 
 // stdioProbe is a recorded stdio probe (fixtures.Probe with lines): what
@@ -36,7 +37,7 @@ func buildStdioProbes(e *engine, probes []fixtures.Probe) (map[string]*stdioProb
 	out := map[string]*stdioProbe{}
 	for i, p := range probes {
 		sp := &stdioProbe{request: p.ProbeRequest(), refused: p.Refused()}
-		if fixtures.IsLack(p.Kind) {
+		if probekind.IsLack(p.Kind) {
 			sp.lack = &probes[i]
 			out[probeKey(p)] = sp
 			continue
@@ -75,13 +76,13 @@ func firstFault(in *incoming, versions map[string]bool) string {
 	mv := fixtures.MetaVersion(in.Params)
 	switch {
 	case mv == "" && in.Method != "server/discover":
-		return fixtures.ProbeNoMetaNoSession
+		return probekind.NoMetaNoSession
 	case mv == "":
 		return ""
 	case !versions[mv] && in.Method != "server/discover":
-		return fixtures.ProbeUnknownVersion
+		return probekind.UnknownVersion
 	case readEraParams(in.Params).Meta[fixtures.MetaClientCapabilities] == nil:
-		return fixtures.ProbeIncompleteMeta
+		return probekind.IncompleteMeta
 	}
 	return ""
 }

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 	"github.com/mcpparity/mcpparity/internal/compare"
 )
 
@@ -343,7 +343,7 @@ func dropTimingProbes(a, b map[string]any) {
 	var ka, kb []any
 	for i := range max(len(pa), len(pb)) {
 		x, y := at(pa, i), at(pb, i)
-		if len(x) == 0 && y["kind"] == fixtures.ProbeNoStandaloneStream || len(y) == 0 && x["kind"] == fixtures.ProbeNoStandaloneStream {
+		if len(x) == 0 && y["kind"] == probekind.NoStandaloneStream || len(y) == 0 && x["kind"] == probekind.NoStandaloneStream {
 			continue
 		}
 		if i < len(pa) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/fixtures/probekind"
 	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
@@ -295,7 +296,7 @@ func TestEverythingHTTP(t *testing.T) {
 	for _, p := range fx.Probes {
 		refused[p.Kind] = p.Response.Refused()
 	}
-	if !refused[fixtures.ProbeAcceptWildcard] || !refused[fixtures.ProbeAcceptJSONOnly] || !refused[fixtures.ProbeNoContentType] {
+	if !refused[probekind.AcceptWildcard] || !refused[probekind.AcceptJSONOnly] || !refused[probekind.NoContentType] {
 		t.Errorf("probes refused: %v", refused)
 	}
 	url, stop, err := record.StartEverythingHTTP(context.Background())
