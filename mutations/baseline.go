@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
+	"github.com/mcpparity/mcpparity/mutations/schemata"
 )
 
 // BaselineError is returned when the unmutated build fails its own check or
@@ -58,7 +60,7 @@ const baselineBound = 20 * time.Minute
 // hosts the schemata and finds whether check offers --failfast. With cov
 // (the coverage build), each scenario and each test then runs alone, to
 // learn what it reaches.
-func (r *Runner) baseline(ctx context.Context, tmp string, b, cov *built, ms []Mutant) (*baseline, error) {
+func (r *Runner) baseline(ctx context.Context, tmp string, b, cov *built, ms []catalogue.Mutant) (*baseline, error) {
 	scratch, err := os.MkdirTemp(tmp, "baseline-")
 	if err != nil {
 		return nil, err
@@ -91,14 +93,14 @@ func (r *Runner) baseline(ctx context.Context, tmp string, b, cov *built, ms []M
 // probe proves that the harness build hosts the schemata (an unknown id
 // must stop it) and tells whether check offers --failfast.
 func (r *Runner) probe(ctx context.Context, scratch, harness string) (failfast bool, err error) {
-	x := r.exec(ctx, time.Minute, r.cfg.Root, scratch, []string{harness}, MutantEnv+"="+probeID)
+	x := r.exec(ctx, time.Minute, r.cfg.Root, scratch, []string{harness}, schemata.MutantEnv+"="+probeID)
 	if x.cancelled {
 		return false, ctx.Err()
 	}
 	if !strings.Contains(x.out, "no such mutant in this build") {
-		return false, fmt.Errorf("the harness build does not hold the schemata: %s=%s did not stop it:\n%s", MutantEnv, probeID, tail(x.out, 1000))
+		return false, fmt.Errorf("the harness build does not hold the schemata: %s=%s did not stop it:\n%s", schemata.MutantEnv, probeID, tail(x.out, 1000))
 	}
-	help := r.exec(ctx, time.Minute, r.cfg.Root, scratch, append(append([]string{harness}, r.cfg.CheckArgs...), "--help"), MutantEnv+"=")
+	help := r.exec(ctx, time.Minute, r.cfg.Root, scratch, append(append([]string{harness}, r.cfg.CheckArgs...), "--help"), schemata.MutantEnv+"=")
 	return regexp.MustCompile(`(?m)^\s*--?failfast\b`).MatchString(help.out), nil
 }
 

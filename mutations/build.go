@@ -11,11 +11,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
+	"github.com/mcpparity/mcpparity/mutations/schemata"
 )
 
 // built is a set of binaries for some mutants: the schemata build (all
@@ -28,7 +30,7 @@ type built struct {
 // schemataBuild is the outcome of building the schemata.
 type schemataBuild struct {
 	built
-	s      *Schemata
+	s      *schemata.Schemata
 	own    map[string]string // mutant → why it is built alone
 	broken map[string]string // mutant → why it does not compile
 	rounds int
@@ -39,7 +41,7 @@ type schemataBuild struct {
 // that do not compile are dropped, those whose hosting breaks the build
 // move to builds of their own, and the build starts again, until it
 // builds. compileOnly compiles the mutated packages without linking.
-func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []Mutant, compileOnly bool) (*schemataBuild, error) {
+func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []catalogue.Mutant, compileOnly bool) (*schemataBuild, error) {
 	start := time.Now()
 	sb := &schemataBuild{own: map[string]string{}, broken: map[string]string{}}
 	skip := map[string]bool{}
@@ -51,7 +53,7 @@ func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []Mutant, com
 	}
 	for round := 1; ; round++ {
 		sb.rounds = round
-		s, err := newSchemata(r.cfg.Root, ms, skip)
+		s, err := schemata.NewSchemata(r.cfg.Root, ms, skip)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +69,7 @@ func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []Mutant, com
 		if err != nil {
 			return nil, err
 		}
-		b, out, err := r.buildAll(ctx, rdir, overlay, packagesOf(ms), compileOnly)
+		b, out, err := r.buildAll(ctx, rdir, overlay, schemata.PackagesOf(ms), compileOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -76,11 +78,11 @@ func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []Mutant, com
 			sb.dur = time.Since(start)
 			return sb, nil
 		}
-		errs := parseErrors(out, r.cfg.Root, filepath.Join(rdir, "src"))
+		errs := schemata.ParseErrors(out, r.cfg.Root, filepath.Join(rdir, "src"))
 		if len(errs) == 0 {
 			return nil, fmt.Errorf("schemata build failed:\n%s", tail(out, 4000))
 		}
-		own, broken, err := s.blame(errs)
+		own, broken, err := s.Blame(errs)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +99,7 @@ func (r *Runner) buildSchemata(ctx context.Context, dir string, ms []Mutant, com
 // buildOwn builds one mutant alone: its file mutated, no dispatch, and a
 // guard that refuses to run unless MutantEnv names it. A compile failure
 // returns its output as broken.
-func (r *Runner) buildOwn(ctx context.Context, dir string, m Mutant, compileOnly bool) (b *built, broken string, err error) {
+func (r *Runner) buildOwn(ctx context.Context, dir string, m catalogue.Mutant, compileOnly bool) (b *built, broken string, err error) {
 	src, err := os.ReadFile(filepath.Join(r.cfg.Root, filepath.FromSlash(m.File)))
 	if err != nil {
 		return nil, "", err
@@ -111,8 +113,8 @@ func (r *Runner) buildOwn(ctx context.Context, dir string, m Mutant, compileOnly
 		return nil, "", err
 	}
 	files := map[string][]byte{
-		m.File:                                  mutated,
-		path.Join(path.Dir(m.File), helperFile): ownGuard(pkg, m.ID),
+		m.File: mutated,
+		path.Join(path.Dir(m.File), schemata.HelperFile): ownGuard(pkg, m.ID),
 	}
 	overlay, err := writeOverlay(r.cfg.Root, dir, files)
 	if err != nil {
@@ -143,16 +145,16 @@ var %[3]s = func() int {
 	}
 	return 1
 }()
-`, mutantMark, pkg, activeVar, MutantEnv, id)
+`, schemata.MutantMark, pkg, schemata.ActiveVar, schemata.MutantEnv, id)
 }
 
 // buildCover builds the unmutated sources of ms's packages with -cover
 // into dir.
-func (r *Runner) buildCover(ctx context.Context, dir string, ms []Mutant) (*built, error) {
+func (r *Runner) buildCover(ctx context.Context, dir string, ms []catalogue.Mutant) (*built, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	cov, out, err := r.buildAll(ctx, dir, "", packagesOf(ms), false)
+	cov, out, err := r.buildAll(ctx, dir, "", schemata.PackagesOf(ms), false)
 	if cov == nil && err == nil {
 		err = fmt.Errorf("coverage build failed:\n%s", tail(out, 4000))
 	}
@@ -289,19 +291,6 @@ func writeOverlay(root, dir string, files map[string][]byte) (string, error) {
 	}
 	overlay := filepath.Join(dir, "overlay.json")
 	return overlay, os.WriteFile(overlay, raw, 0o644)
-}
-
-func packagesOf(ms []Mutant) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range ms {
-		if d := path.Dir(m.File); !seen[d] {
-			seen[d] = true
-			out = append(out, d)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func hasTests(dir string) bool {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // repoRoot is the module root, two levels up from this package's tests.
@@ -22,10 +24,10 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-func loadReal(t *testing.T) []Mutant {
+func loadReal(t *testing.T) []catalogue.Mutant {
 	t.Helper()
 	root := repoRoot(t)
-	ms, err := LoadCatalogue(os.DirFS(root), "mutations/rules")
+	ms, err := catalogue.LoadCatalogue(os.DirFS(root), "mutations/rules")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +45,14 @@ func TestCatalogueCoversEveryRule(t *testing.T) {
 	for _, m := range ms {
 		count[m.Rule]++
 	}
-	for _, r := range rules() {
+	for _, r := range catalogue.Rules() {
 		if count[r] < 2 {
 			t.Errorf("rule %s has %d mutant(s), want at least 2", r, count[r])
 		}
 	}
 	last := 0
 	for _, m := range ms {
-		if rank := ruleRank(m.Rule); rank < last {
+		if rank := catalogue.RuleRank(m.Rule); rank < last {
 			t.Fatalf("mutant %s (%s) out of rule order", m.ID, m.Rule)
 		} else {
 			last = rank
@@ -62,7 +64,7 @@ func TestCatalogueCoversEveryRule(t *testing.T) {
 // stale against the sources of this tree.
 func TestCatalogueIsCurrent(t *testing.T) {
 	ms := loadReal(t)
-	if err := Resolve(repoRoot(t), ms); err != nil {
+	if err := catalogue.Resolve(repoRoot(t), ms); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
@@ -87,7 +89,7 @@ func TestLoadCatalogue(t *testing.T) {
 		"rules/C3.json": {Data: []byte(`{"rule":"C3","mutants":[{"id":"c3-a","file":"p/p.go","original":"A","replacement":"Z","why":"w","run":"^TestA$"},
 			{"id":"c3-b","file":"p/p.go","original":"B","replacement":"Z","why":"w"}]}`)},
 	}
-	ms, err := LoadCatalogue(fsys, "rules")
+	ms, err := catalogue.LoadCatalogue(fsys, "rules")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,16 +125,16 @@ func TestLoadCatalogueRejects(t *testing.T) {
 	}
 	for name, ms := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := LoadCatalogue(sampleFS(ms), "rules"); err == nil {
+			if _, err := catalogue.LoadCatalogue(sampleFS(ms), "rules"); err == nil {
 				t.Error("loaded")
 			}
 		})
 	}
 	bad := fstest.MapFS{"rules/X1.json": {Data: []byte(`{"rule":"X1","mutants":[]}`)}}
-	if _, err := LoadCatalogue(bad, "rules"); err == nil {
+	if _, err := catalogue.LoadCatalogue(bad, "rules"); err == nil {
 		t.Error("unknown rule X1 loaded")
 	}
-	if _, err := LoadCatalogue(fstest.MapFS{}, "rules"); err == nil {
+	if _, err := catalogue.LoadCatalogue(fstest.MapFS{}, "rules"); err == nil {
 		t.Error("empty catalogue loaded")
 	}
 }
@@ -151,15 +153,15 @@ func writeSample(t *testing.T) string {
 
 func TestResolveStale(t *testing.T) {
 	root := writeSample(t)
-	ms := []Mutant{
+	ms := []catalogue.Mutant{
 		{ID: "once", File: "p/p.go", Original: "func B() int { return 1 }", Replacement: "func B() int { return 2 }", Offset: -1},
 		{ID: "zero", File: "p/p.go", Original: "return 3", Replacement: "return 4", Offset: -1},
 		{ID: "several", File: "p/p.go", Original: "return 1", Replacement: "return 2", Offset: -1},
 		{ID: "overlapping", File: "p/p.go", Original: "n", Replacement: "m", Offset: -1},
 		{ID: "nofile", File: "p/q.go", Original: "x", Replacement: "y", Offset: -1},
 	}
-	err := Resolve(root, ms)
-	var se *StaleError
+	err := catalogue.Resolve(root, ms)
+	var se *catalogue.StaleError
 	if !errors.As(err, &se) {
 		t.Fatalf("err %v, want a *StaleError", err)
 	}
@@ -191,18 +193,18 @@ func TestResolveStale(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
-	ms := []Mutant{{ID: "C1-a", Rule: "C1"}, {ID: "C1-b", Rule: "C1"}, {ID: "P1-a", Rule: "P1"}, {ID: "P10-a", Rule: "P10"}}
-	got, err := Select(ms, []string{"P1", "C1-b"})
+	ms := []catalogue.Mutant{{ID: "C1-a", Rule: "C1"}, {ID: "C1-b", Rule: "C1"}, {ID: "P1-a", Rule: "P1"}, {ID: "P10-a", Rule: "P10"}}
+	got, err := catalogue.Select(ms, []string{"P1", "C1-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].ID != "C1-b" || got[1].ID != "P1-a" {
 		t.Errorf("selected %v", got)
 	}
-	if _, err := Select(ms, []string{"P2"}); err == nil {
+	if _, err := catalogue.Select(ms, []string{"P2"}); err == nil {
 		t.Error("P2 selected nothing without an error")
 	}
-	if all, _ := Select(ms, nil); len(all) != 4 {
+	if all, _ := catalogue.Select(ms, nil); len(all) != 4 {
 		t.Error("no ids must select all")
 	}
 }

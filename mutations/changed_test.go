@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 func TestSelectChanged(t *testing.T) {
-	all := []Mutant{
+	all := []catalogue.Mutant{
 		{ID: "C1-a", Rule: "C1", File: "impl/config.go"},
 		{ID: "C1-b", Rule: "C1", File: "impl/store.go"},
 		{ID: "P2-a", Rule: "P2", File: "impl/pool.go"},
@@ -21,7 +23,7 @@ func TestSelectChanged(t *testing.T) {
 		{ID: "P11-a", Rule: "P11", File: "impl/flatten.go"},
 	}
 	scenarios := map[string][]string{"P2": {"07-routes"}, "P7": {"01-pure"}}
-	ids := func(ms []Mutant) []string {
+	ids := func(ms []catalogue.Mutant) []string {
 		var out []string
 		for _, m := range ms {
 			out = append(out, m.ID)
@@ -39,13 +41,13 @@ func TestSelectChanged(t *testing.T) {
 		{[]string{"docs/contract.md", "scenarios/02-config.json"}, nil},
 		{nil, nil},
 	} {
-		if got := ids(SelectChanged(all, all, c.changed, scenarios, "mutations/rules")); !reflect.DeepEqual(got, c.want) {
+		if got := ids(catalogue.SelectChanged(all, all, c.changed, scenarios, "mutations/rules")); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("changed %v: %v, want %v", c.changed, got, c.want)
 		}
 	}
 	// A selection keeps its own mutants only; the rule's files come from
 	// the whole catalogue.
-	if got := ids(SelectChanged(all[:1], all, []string{"impl/store.go"}, nil, "mutations/rules")); !reflect.DeepEqual(got, []string{"C1-a"}) {
+	if got := ids(catalogue.SelectChanged(all[:1], all, []string{"impl/store.go"}, nil, "mutations/rules")); !reflect.DeepEqual(got, []string{"C1-a"}) {
 		t.Errorf("selection: %v", got)
 	}
 }
@@ -62,25 +64,25 @@ func TestChangedFiles(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	got, err := ChangedFiles(t.Context(), root, "HEAD")
+	got, err := catalogue.ChangedFiles(t.Context(), root, "HEAD")
 	if err != nil || !reflect.DeepEqual(got, []string{"sub/b.txt"}) {
 		t.Errorf("uncommitted change: %v %v", got, err)
 	}
 	git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-am", "b")
-	if got, err := ChangedFiles(t.Context(), root, "HEAD~1"); err != nil || !reflect.DeepEqual(got, []string{"sub/b.txt"}) {
+	if got, err := catalogue.ChangedFiles(t.Context(), root, "HEAD~1"); err != nil || !reflect.DeepEqual(got, []string{"sub/b.txt"}) {
 		t.Errorf("since HEAD~1: %v %v", got, err)
 	}
-	if got, err := ChangedFiles(t.Context(), root, "HEAD"); err != nil || len(got) != 0 {
+	if got, err := catalogue.ChangedFiles(t.Context(), root, "HEAD"); err != nil || len(got) != 0 {
 		t.Errorf("nothing changed: %v %v", got, err)
 	}
-	if _, err := ChangedFiles(t.Context(), root, "no-such-rev"); err == nil || !strings.Contains(err.Error(), "no-such-rev") {
+	if _, err := catalogue.ChangedFiles(t.Context(), root, "no-such-rev"); err == nil || !strings.Contains(err.Error(), "no-such-rev") {
 		t.Errorf("unknown revision: %v", err)
 	}
-	if _, err := ChangedFiles(t.Context(), root, "--output=/tmp/x"); err == nil {
+	if _, err := catalogue.ChangedFiles(t.Context(), root, "--output=/tmp/x"); err == nil {
 		t.Error("a revision that is an option was accepted")
 	}
-	if _, err := RuleScenarios(root); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("no %s: %v", ScenariosDir, err)
+	if _, err := catalogue.RuleScenarios(root); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no %s: %v", catalogue.ScenariosDir, err)
 	}
 }
 
@@ -88,16 +90,16 @@ func TestChangedFiles(t *testing.T) {
 // tested by scenarios that exist.
 func TestRealRuleScenarios(t *testing.T) {
 	root := repoRoot(t)
-	got, err := RuleScenarios(root)
+	got, err := catalogue.RuleScenarios(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rule := range rules() {
+	for _, rule := range catalogue.Rules() {
 		if len(got[rule]) == 0 {
 			t.Errorf("%s: no scenario", rule)
 		}
 		for _, s := range got[rule] {
-			if _, err := os.Stat(filepath.Join(root, ScenariosDir, s+".json")); err != nil {
+			if _, err := os.Stat(filepath.Join(root, catalogue.ScenariosDir, s+".json")); err != nil {
 				t.Errorf("%s: scenario %s: %v", rule, s, err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // coverage is what each unit of the baseline reached — each scenario of
@@ -37,12 +38,12 @@ type coverage struct {
 
 // suiteFilter returns the --run filter of the scenarios reaching m: "" for
 // all, and covered false when none reaches it.
-func (c *coverage) suiteFilter(m Mutant) (filter string, covered bool) {
+func (c *coverage) suiteFilter(m catalogue.Mutant) (filter string, covered bool) {
 	return unitFilter(c.suite, m.ID)
 }
 
 // testsFilter is suiteFilter for m's package tests.
-func (c *coverage) testsFilter(m Mutant) (filter string, covered bool) {
+func (c *coverage) testsFilter(m catalogue.Mutant) (filter string, covered bool) {
 	return unitFilter(c.tests, m.ID)
 }
 
@@ -127,7 +128,7 @@ type covUnit struct {
 // measureCoverage runs every scenario and every test of the coverage
 // build alone, each writing its own profile, then decides which units
 // reach which mutant.
-func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, scenarios []string, tests map[string]*pkgTests, ms []Mutant) (*coverage, error) {
+func (r *Runner) measureCoverage(ctx context.Context, dir string, cov *built, scenarios []string, tests map[string]*pkgTests, ms []catalogue.Mutant) (*coverage, error) {
 	mod, err := modulePath(r.cfg.Root)
 	if err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func (r *Runner) coverUnits(ctx context.Context, dir string, cov *built, scenari
 
 // reach decides, for each mutant, which units reach its place and their
 // baseline time.
-func (r *Runner) reach(units []covUnit, profiles []unitProfile, ms []Mutant) (*coverage, error) {
+func (r *Runner) reach(units []covUnit, profiles []unitProfile, ms []catalogue.Mutant) (*coverage, error) {
 	c := &coverage{suite: map[string][]string{}, tests: map[string][]string{},
 		suiteTime: map[string]time.Duration{}, testsTime: map[string]time.Duration{}}
 	for _, m := range ms {

@@ -13,8 +13,8 @@
 //     non-test files (negated comparisons, moved boundaries, changed integer
 //     constants, emptied strings, removed calls).
 //
-// Every mutant is compiled into one overlay build (the schemata, see
-// Schemata; the working tree is never touched), and MutantEnv picks the
+// The mutants come from package catalogue. Every mutant is compiled into
+// one overlay build (package schemata; the working tree is never touched), and MutantEnv picks the
 // active one when a process starts. Each is judged by check (killed: exit 1
 // with a difference named, or a crash, a hang or a failed start of the
 // mutated reference; survived: exit 0; not viable: it does not compile;

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // A throwaway module with a harness whose check judges package tiny, as
@@ -227,8 +228,8 @@ func main() {
 `,
 }
 
-func tinyMutant(id, original, replacement string) Mutant {
-	return Mutant{ID: id, Rule: "C1", File: "tiny/tiny.go", Original: original, Replacement: replacement, Why: id, Offset: -1}
+func tinyMutant(id, original, replacement string) catalogue.Mutant {
+	return catalogue.Mutant{ID: id, Rule: "C1", File: "tiny/tiny.go", Original: original, Replacement: replacement, Why: id, Offset: -1}
 }
 
 // treeState is every file's hash under root, and git status when root is a
@@ -351,8 +352,8 @@ func checkSpawned(t *testing.T, dir string) {
 }
 
 // tinyMutants covers every verdict of the suite and of the tests.
-func tinyMutants() []Mutant {
-	return []Mutant{
+func tinyMutants() []catalogue.Mutant {
+	return []catalogue.Mutant{
 		tinyMutant("killed", "return a + b", "return a - b"),
 		tinyMutant("tests-only", `return "hello"`, `return "bye"`),
 		tinyMutant("timeout", "return a + b\n", "for {\n\t}\n"),
@@ -407,7 +408,7 @@ func TestEndToEnd(t *testing.T) {
 
 // endToEndVerdicts: each tiny mutant's verdicts, reasons and build, and
 // the summaries.
-func endToEndVerdicts(t *testing.T, rep *Report, ms []Mutant) {
+func endToEndVerdicts(t *testing.T, rep *Report, ms []catalogue.Mutant) {
 	t.Helper()
 	type want struct {
 		suite, tests    verdict.Verdict
@@ -494,7 +495,7 @@ func TestEndToEndCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := []Mutant{
+	ms := []catalogue.Mutant{
 		tinyMutant("killed", "return a + b", "return a - b"),
 		tinyMutant("tests-only", `return "hello"`, `return "bye"`),
 		tinyMutant("unseen", "return 1", "return 2"),
@@ -538,7 +539,7 @@ func TestOwnBuildsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		ms := tinyMutants()
-		rep, err := r.Run(t.Context(), []Mutant{ms[0], ms[1], ms[3], ms[4], ms[5]})
+		rep, err := r.Run(t.Context(), []catalogue.Mutant{ms[0], ms[1], ms[3], ms[4], ms[5]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -574,7 +575,7 @@ func TestConfirmation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(flakyDir, "m-"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := r.Run(t.Context(), []Mutant{
+	rep, err := r.Run(t.Context(), []catalogue.Mutant{
 		tinyMutant("killed", "return a + b", "return a - b"),
 		tinyMutant("unseen", "return 1", "return 2"),
 	})
@@ -616,7 +617,7 @@ func TestProblemsOfTheHarness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := r.Run(t.Context(), []Mutant{tinyMutant("unseen", "return 1", "return 2")})
+			rep, err := r.Run(t.Context(), []catalogue.Mutant{tinyMutant("unseen", "return 1", "return 2")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -639,11 +640,11 @@ func TestStaleBeforeAnythingRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Run(context.Background(), []Mutant{
+	_, err = r.Run(context.Background(), []catalogue.Mutant{
 		tinyMutant("fine", "return a + b", "return a - b"),
 		tinyMutant("gone", "return a / b", "return a - b"),
 	})
-	var se *StaleError
+	var se *catalogue.StaleError
 	if !errors.As(err, &se) || len(se.Stale) != 1 || se.Stale[0].ID != "gone" {
 		t.Fatalf("err %v, want the stale mutant before any go command", err)
 	}
@@ -666,7 +667,7 @@ func TestFailingBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Run(t.Context(), []Mutant{tinyMutant("killed", "return a + b", "return a - b")})
+	_, err = r.Run(t.Context(), []catalogue.Mutant{tinyMutant("killed", "return a + b", "return a - b")})
 	if err == nil || !strings.Contains(err.Error(), "Name") {
 		// The harness does not even build: a setup error.
 		var be *BaselineError
@@ -678,7 +679,7 @@ func TestFailingBaseline(t *testing.T) {
 	files["tiny/tiny.go"] = strings.Replace(tinyFiles["tiny/tiny.go"], `return "hello"`, `return "hallo"`, 1)
 	root = writeModule(t, files)
 	r, _ = NewRunner(Config{Root: root, TempDir: t.TempDir()})
-	_, err = r.Run(t.Context(), []Mutant{tinyMutant("killed", "return a + b", "return a - b")})
+	_, err = r.Run(t.Context(), []catalogue.Mutant{tinyMutant("killed", "return a + b", "return a - b")})
 	var be *BaselineError
 	if !errors.As(err, &be) || be.What != "tests ./tiny" || !strings.Contains(be.Output, "--- FAIL: TestGreeting") {
 		t.Fatalf("err %v, want a baseline error of the tests", err)
@@ -701,7 +702,7 @@ func TestCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := []Mutant{
+	ms := []catalogue.Mutant{
 		tinyMutant("unseen", "return 1", "return 2"),
 		tinyMutant("loop", "return a + b\n", "for {\n\t}\n"),
 		tinyMutant("loop2", "return \"hello\"\n", "for {\n\t}\n"),
@@ -767,7 +768,7 @@ func TestCatalogueJudgedByCheck(t *testing.T) {
 	}
 	needGo(t)
 	all := loadReal(t)
-	ms, err := Select(all, []string{"P7-no-trim", "C1-enabled-omitempty", "P15-100-runes"})
+	ms, err := catalogue.Select(all, []string{"P7-no-trim", "C1-enabled-omitempty", "P15-100-runes"})
 	if err != nil {
 		t.Fatal(err)
 	}

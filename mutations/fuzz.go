@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/schemata"
 )
 
 // FuzzConfig adds a phase after the confirmations: each mutant that check
@@ -162,7 +163,7 @@ func refFuzzTarget(harness, dir string, res Result) (fuzzTarget, error) {
 	file := filepath.Join(dir, "fuzz-target-"+strconv.Itoa(res.Index)+".json")
 	tf := map[string]any{
 		"target": "cmd:" + harness + " serve-ref --addr {addr} --state {state} --workspace {workspace}",
-		"env":    map[string]string{MutantEnv: res.ID},
+		"env":    map[string]string{schemata.MutantEnv: res.ID},
 	}
 	data, err := json.Marshal(tf)
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/schemata"
 )
 
 // suiteOutcome is check's verdict on one mutant.
@@ -136,7 +137,7 @@ func (r *Runner) checkOnce(ctx context.Context, timeout time.Duration, scratch, 
 	reportFile := filepath.Join(scratch, "check.json")
 	_ = os.Remove(reportFile)
 	args := append(append(append([]string{harness}, r.cfg.CheckArgs...), "--json", reportFile), extra...)
-	env = append([]string{MutantEnv + "=" + id, "TMPDIR=" + scratch}, env...)
+	env = append([]string{schemata.MutantEnv + "=" + id, "TMPDIR=" + scratch}, env...)
 	if coverDir != "" {
 		env = append(env, "GOCOVERDIR="+coverDir)
 	}
@@ -198,7 +199,7 @@ func (r *Runner) runTestBinary(ctx context.Context, timeout time.Duration, bin s
 	if profile != "" {
 		args = append(args, "-test.coverprofile="+profile)
 	}
-	env = append(env, MutantEnv+"="+id)
+	env = append(env, schemata.MutantEnv+"="+id)
 	return r.exec(ctx, timeout, p.dir, filepath.Dir(bin), args, env...)
 }
 

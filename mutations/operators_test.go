@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 const opSrc = "package p\n\nimport \"strings\"\n\ntype T struct {\n\tA string `json:\"a\"`\n}\n\n// F is small.\nfunc (t *T) F(n int) bool {\n\tif n < 3 && t.A == \"x\" {\n\t\tstrings.ToUpper(t.A)\n\t}\n\treturn n >= 0\n}\n"
@@ -22,7 +24,7 @@ func TestOperatorMutants(t *testing.T) {
 	}
 	write("p.go", opSrc)
 	write("p_test.go", "package p\n\nfunc helper() bool { return 1 == 2 }\n")
-	ms, err := OperatorMutants(root, "p")
+	ms, err := catalogue.OperatorMutants(root, "p")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func TestOperatorMutants(t *testing.T) {
 		t.Errorf("mutants:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// Their offsets are right, and they resolve as they are.
-	if err := Resolve(root, ms); err != nil {
+	if err := catalogue.Resolve(root, ms); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
@@ -58,13 +60,13 @@ func TestOperatorMutants(t *testing.T) {
 	}
 	// Stale once the source moves.
 	write("p.go", "package p\n\n"+opSrc[len("package p\n"):])
-	if err := Resolve(root, ms); err == nil {
+	if err := catalogue.Resolve(root, ms); err == nil {
 		t.Error("operator mutants of a changed file resolved")
 	}
 }
 
 func TestOperatorMutantsOfImpl(t *testing.T) {
-	ms, err := OperatorMutants(repoRoot(t), "impl")
+	ms, err := catalogue.OperatorMutants(repoRoot(t), "impl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,16 +83,16 @@ func TestOperatorMutantsOfImpl(t *testing.T) {
 			t.Errorf("%s mutates a test file", m.ID)
 		}
 	}
-	if err := Resolve(repoRoot(t), ms); err != nil {
+	if err := catalogue.Resolve(repoRoot(t), ms); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestSample(t *testing.T) {
 	ms := syntheticMutants(40)
-	a := Sample(ms, 10, 7)
-	b := Sample(ms, 10, 7)
-	c := Sample(ms, 10, 8)
+	a := catalogue.Sample(ms, 10, 7)
+	b := catalogue.Sample(ms, 10, 7)
+	c := catalogue.Sample(ms, 10, 8)
 	if len(a) != 10 || !reflect.DeepEqual(a, b) {
 		t.Fatalf("sample not deterministic: %v %v", a, b)
 	}
@@ -102,7 +104,7 @@ func TestSample(t *testing.T) {
 			t.Error("sample out of order")
 		}
 	}
-	if len(Sample(ms, 0, 1)) != 40 || len(Sample(ms, 100, 1)) != 40 {
+	if len(catalogue.Sample(ms, 0, 1)) != 40 || len(catalogue.Sample(ms, 100, 1)) != 40 {
 		t.Error("limit 0 or above the total must keep all")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // ReportVersion is the version of the JSON report format.
@@ -127,7 +128,7 @@ type Report struct {
 	Version int    `json:"version"`
 	Mode    string `json:"mode"` // "rules" or "operators"
 	// Shards lists the shards this report covers (empty: not sharded).
-	Shards []Shard `json:"shards,omitempty"`
+	Shards []catalogue.Shard `json:"shards,omitempty"`
 	// Selected is how many mutants the whole selection had, before
 	// sharding.
 	Selected    int        `json:"selected"`
@@ -347,7 +348,7 @@ func (r *Report) writeSummaries(w io.Writer) {
 	line := fmt.Sprintf("builds: %d in the schemata, %d own", len(r.Results)-own, own)
 	if r.Mode == modeTarget {
 		line = fmt.Sprintf("builds: %d copies of the target", len(r.Results))
-		if len(r.Results) > 0 && r.Results[0].Build == buildSwitch {
+		if len(r.Results) > 0 && r.Results[0].Build == catalogue.BuildSwitch {
 			line = "builds: none, the target's own build (mutants compiled in, selected by its switch)"
 		}
 	}
@@ -560,7 +561,7 @@ func Merge(reports ...*Report) (*Report, error) {
 	if n > 0 {
 		for k := 1; k <= n; k++ {
 			if !seenShard[k] {
-				missing = append(missing, Shard{k, n}.String())
+				missing = append(missing, catalogue.Shard{K: k, N: n}.String())
 			}
 		}
 	}

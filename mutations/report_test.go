@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
-func syntheticMutants(n int) []Mutant {
-	ms := make([]Mutant, n)
+func syntheticMutants(n int) []catalogue.Mutant {
+	ms := make([]catalogue.Mutant, n)
 	for i := range ms {
-		ms[i] = Mutant{ID: fmt.Sprintf("m%02d", i), Rule: rules()[i%len(rules())]}
+		ms[i] = catalogue.Mutant{ID: fmt.Sprintf("m%02d", i), Rule: catalogue.Rules()[i%len(catalogue.Rules())]}
 	}
 	Number(ms)
 	return ms
@@ -27,8 +28,8 @@ func TestShardSplitDisjointAndComplete(t *testing.T) {
 			seen := map[string]int{}
 			sizes := []int{}
 			for k := 1; k <= n; k++ {
-				part := Shard{K: k, N: n}.Split(ms)
-				again := Shard{K: k, N: n}.Split(ms)
+				part := catalogue.Shard{K: k, N: n}.Split(ms)
+				again := catalogue.Shard{K: k, N: n}.Split(ms)
 				if !reflect.DeepEqual(part, again) {
 					t.Fatalf("%d/%d not deterministic", k, n)
 				}
@@ -56,11 +57,11 @@ func TestShardSplitDisjointAndComplete(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
-	if s, err := ParseShard("2/3"); err != nil || s != (Shard{2, 3}) || s.String() != "2/3" {
+	if s, err := catalogue.ParseShard("2/3"); err != nil || s != (catalogue.Shard{K: 2, N: 3}) || s.String() != "2/3" {
 		t.Errorf("ParseShard(2/3) = %v, %v", s, err)
 	}
 	for _, bad := range []string{"", "1", "0/3", "4/3", "1/0", "a/b", "-1/2"} {
-		if _, err := ParseShard(bad); err == nil {
+		if _, err := catalogue.ParseShard(bad); err == nil {
 			t.Errorf("ParseShard(%q) accepted", bad)
 		}
 	}
@@ -229,10 +230,10 @@ func TestMerge(t *testing.T) {
 	whole := sampleReport()
 	var parts []*Report
 	for k := 1; k <= 3; k++ {
-		sh := Shard{K: k, N: 3}
+		sh := catalogue.Shard{K: k, N: 3}
 		p := &Report{Version: ReportVersion, Mode: ModeRules, Selected: whole.Selected, Workers: 6,
 			Started: whole.Started.Add(time.Duration(k) * time.Second), Elapsed: Seconds(10 * k),
-			Baselines: whole.Baselines, Shards: []Shard{sh}}
+			Baselines: whole.Baselines, Shards: []catalogue.Shard{sh}}
 		for _, res := range whole.Results {
 			if res.Index%3 == k-1 {
 				p.Results = append(p.Results, res)
@@ -262,7 +263,7 @@ func TestMerge(t *testing.T) {
 		t.Error("a shard given twice was merged")
 	}
 	other := *parts[1]
-	other.Shards = []Shard{{K: 2, N: 4}}
+	other.Shards = []catalogue.Shard{{K: 2, N: 4}}
 	if _, err := Merge(parts[0], &other); err == nil {
 		t.Error("shards of different N merged")
 	}

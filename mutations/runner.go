@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // Config tunes a Runner. Zero values give the defaults (scheduler.go).
@@ -102,9 +104,9 @@ func NewRunner(cfg Config) (*Runner, error) {
 // their place in ms. When ctx is cancelled the running processes are
 // killed, the temporary files removed, and the partial report is returned
 // with Interrupted set, together with ctx's error.
-func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
+func (r *Runner) Run(ctx context.Context, ms []catalogue.Mutant) (*Report, error) {
 	start := time.Now()
-	if err := Resolve(r.cfg.Root, ms); err != nil {
+	if err := catalogue.Resolve(r.cfg.Root, ms); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(r.cfg.TempDir, "mcpparity-mutate-")
@@ -141,7 +143,7 @@ func (r *Runner) Run(ctx context.Context, ms []Mutant) (*Report, error) {
 
 // build builds the schemata of ms and, with coverage, the unmutated
 // sources instrumented, side by side.
-func (r *Runner) build(ctx context.Context, tmp string, ms []Mutant) (*schemataBuild, *built, error) {
+func (r *Runner) build(ctx context.Context, tmp string, ms []catalogue.Mutant) (*schemataBuild, *built, error) {
 	var cov *built
 	var covErr error
 	var wg sync.WaitGroup
@@ -206,14 +208,14 @@ func (p *reporter) report(ctx context.Context, start time.Time) (*Report, error)
 
 // Number sets each mutant's Index to its place in ms (call it on the whole
 // selection, before Shard.Split).
-func Number(ms []Mutant) {
+func Number(ms []catalogue.Mutant) {
 	for i := range ms {
 		ms[i].Index = i
 	}
 }
 
 // numberUnset numbers ms unless some mutant has an Index already (a shard).
-func numberUnset(ms []Mutant) {
+func numberUnset(ms []catalogue.Mutant) {
 	for _, m := range ms {
 		if m.Index != 0 {
 			return
@@ -268,8 +270,8 @@ type CheckResult struct {
 
 // Check compiles the mutated packages (no link, no run): the schemata, and
 // each mutant it cannot host alone. A quick check of a catalogue.
-func (r *Runner) Check(ctx context.Context, ms []Mutant) (*CheckResult, error) {
-	if err := Resolve(r.cfg.Root, ms); err != nil {
+func (r *Runner) Check(ctx context.Context, ms []catalogue.Mutant) (*CheckResult, error) {
+	if err := catalogue.Resolve(r.cfg.Root, ms); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(r.cfg.TempDir, "mcpparity-mutate-check-")
@@ -282,7 +284,7 @@ func (r *Runner) Check(ctx context.Context, ms []Mutant) (*CheckResult, error) {
 		return nil, err
 	}
 	res := &CheckResult{Broken: bs.broken, Own: bs.own, Hosted: len(bs.s.IDs)}
-	var own []Mutant
+	var own []catalogue.Mutant
 	for _, m := range ms {
 		if _, ok := bs.own[m.ID]; ok {
 			own = append(own, m)
@@ -313,8 +315,8 @@ func (r *Runner) Check(ctx context.Context, ms []Mutant) (*CheckResult, error) {
 // dir/mcpparity (the harness) and dir/<package>.test, with MutantEnv
 // naming the mutant. It returns what Check returns; the mutants built
 // alone are not in dir.
-func (r *Runner) Build(ctx context.Context, ms []Mutant, dir string) (*CheckResult, error) {
-	if err := Resolve(r.cfg.Root, ms); err != nil {
+func (r *Runner) Build(ctx context.Context, ms []catalogue.Mutant, dir string) (*CheckResult, error) {
+	if err := catalogue.Resolve(r.cfg.Root, ms); err != nil {
 		return nil, err
 	}
 	tmp, err := os.MkdirTemp(r.cfg.TempDir, "mcpparity-mutate-build-")

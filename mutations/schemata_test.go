@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
+	"github.com/mcpparity/mcpparity/mutations/schemata"
 )
 
 // writeModule writes files (slash paths → content) under a new folder and
@@ -132,12 +135,12 @@ func main() {
 
 const shapesPlain = "10 20 3 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n"
 
-func shapesMutant(id, original, replacement string) Mutant {
-	return Mutant{ID: id, Rule: "C1", File: "shapes/shapes.go", Original: original, Replacement: replacement, Why: id, Offset: -1}
+func shapesMutant(id, original, replacement string) catalogue.Mutant {
+	return catalogue.Mutant{ID: id, Rule: "C1", File: "shapes/shapes.go", Original: original, Replacement: replacement, Why: id, Offset: -1}
 }
 
-func shapesMutants() []Mutant {
-	return []Mutant{
+func shapesMutants() []catalogue.Mutant {
+	return []catalogue.Mutant{
 		shapesMutant("base", "const Base = 10", "const Base = 11"),
 		shapesMutant("size", "const Size = 3", "const Size = 4"),
 		shapesMutant("greeting", `strings.ToUpper("hello")`, `strings.ToUpper("bye")`),
@@ -162,7 +165,7 @@ func TestSchemataShapes(t *testing.T) {
 	needGo(t)
 	root := writeModule(t, shapesFiles)
 	ms := shapesMutants()
-	if err := Resolve(root, ms); err != nil {
+	if err := catalogue.Resolve(root, ms); err != nil {
 		t.Fatal(err)
 	}
 	r, err := NewRunner(Config{Root: root, Harness: "./cmd/show", TempDir: t.TempDir()})
@@ -217,7 +220,7 @@ func shapesPlacement(t *testing.T, bs *schemataBuild) {
 func showMutant(t *testing.T, bin, id string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), MutantEnv+"="+id)
+	cmd.Env = append(os.Environ(), schemata.MutantEnv+"="+id)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -244,7 +247,7 @@ func shapesRuns(t *testing.T, bs *schemataBuild) {
 	}
 	for id, w := range want {
 		if got, code := showMutant(t, bs.harness, id); got != w || code != 0 {
-			t.Errorf("%s=%q: exit %d\n%s\nwant:\n%s", MutantEnv, id, code, got, w)
+			t.Errorf("%s=%q: exit %d\n%s\nwant:\n%s", schemata.MutantEnv, id, code, got, w)
 		}
 	}
 	if got, code := showMutant(t, bs.harness, "size"); code != 2 || !strings.Contains(got, `"size": no such mutant in this build`) {
@@ -259,7 +262,7 @@ func shapesTests(t *testing.T, bs *schemataBuild, root string) {
 	test := func(id string) error {
 		cmd := exec.Command(bs.tests["shapes"], "-test.count=1")
 		cmd.Dir = filepath.Join(root, "shapes")
-		cmd.Env = append(os.Environ(), MutantEnv+"="+id)
+		cmd.Env = append(os.Environ(), schemata.MutantEnv+"="+id)
 		return cmd.Run()
 	}
 	if err := test(""); err != nil {
@@ -272,7 +275,7 @@ func shapesTests(t *testing.T, bs *schemataBuild, root string) {
 }
 
 // shapesOwn: the mutants built alone, each its own build, always active.
-func shapesOwn(t *testing.T, r *Runner, ms []Mutant) {
+func shapesOwn(t *testing.T, r *Runner, ms []catalogue.Mutant) {
 	t.Helper()
 	for id, w := range map[string]string{
 		"size":      "10 20 4 HELLO\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
@@ -280,7 +283,7 @@ func shapesOwn(t *testing.T, r *Runner, ms []Mutant) {
 		"helper":    "10 20 3 HELLO!\n6\n1 point\n[1 2]\nx {\"x\":1}\n",
 		"tag":       "10 20 3 HELLO\n6\n1 point\n[1 2]\nx {\"y\":1}\n",
 	} {
-		var m Mutant
+		var m catalogue.Mutant
 		for _, x := range ms {
 			if x.ID == id {
 				m = x
@@ -294,20 +297,20 @@ func shapesOwn(t *testing.T, r *Runner, ms []Mutant) {
 			t.Errorf("%s (own build): exit %d\n%s\nwant:\n%s", id, code, got, w)
 		}
 		if got, code := showMutant(t, own.harness, ""); code != 2 || !strings.Contains(got, "holds mutant "+id+" only") {
-			t.Errorf("%s (own build) without %s: exit %d %q", id, MutantEnv, code, got)
+			t.Errorf("%s (own build) without %s: exit %d %q", id, schemata.MutantEnv, code, got)
 		}
 	}
 }
 
 // shapesSchemata writes the shapes module and generates its schemata.
-func shapesSchemata(t *testing.T) (string, *Schemata) {
+func shapesSchemata(t *testing.T) (string, *schemata.Schemata) {
 	t.Helper()
 	root := writeModule(t, shapesFiles)
 	ms := shapesMutants()
-	if err := Resolve(root, ms); err != nil {
+	if err := catalogue.Resolve(root, ms); err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSchemata(root, ms, nil)
+	s, err := schemata.NewSchemata(root, ms, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,13 +331,13 @@ func TestSchemataKeepsLines(t *testing.T) {
 		g := gl[i]
 		switch {
 		case g == line:
-		case strings.HasPrefix(line, "func ") && strings.HasPrefix(g, "func ") && strings.Contains(g, "{ switch "+activeVar+" {"):
+		case strings.HasPrefix(line, "func ") && strings.HasPrefix(g, "func ") && strings.Contains(g, "{ switch "+schemata.ActiveVar+" {"):
 		case strings.HasPrefix(line, "const ") || strings.HasPrefix(line, "\tDouble"):
 			if strings.TrimSpace(g) != "" {
 				t.Errorf("line %d: converted const not blanked: %q", i+1, g)
 			}
 		case strings.HasPrefix(line, "var greeting"):
-			if !strings.Contains(g, selFunc+"(") {
+			if !strings.Contains(g, schemata.SelFunc+"(") {
 				t.Errorf("line %d: %q", i+1, g)
 			}
 		default:
@@ -346,8 +349,8 @@ func TestSchemataKeepsLines(t *testing.T) {
 	}
 	for _, named := range []string{
 		"func (mcpparityRecv0 Point) Name() string { switch",
-		"Move(mcpparityArg0 int, mcpparityArg1 string) int { switch " + activeVar + " { case 6: return p.move__m6(mcpparityArg0, mcpparityArg1); };",
-		"Log(sb *strings.Builder, s string, mcpparityArg2 ...int) { switch " + activeVar + " { case 9: log__m9(sb, s, mcpparityArg2...); return; };",
+		"Move(mcpparityArg0 int, mcpparityArg1 string) int { switch " + schemata.ActiveVar + " { case 6: return p.move__m6(mcpparityArg0, mcpparityArg1); };",
+		"Log(sb *strings.Builder, s string, mcpparityArg2 ...int) { switch " + schemata.ActiveVar + " { case 9: log__m9(sb, s, mcpparityArg2...); return; };",
 		"return pair__m8[T](a, b);",
 	} {
 		if !bytes.Contains(gen, []byte(named)) {
@@ -378,25 +381,25 @@ func TestBlame(t *testing.T) {
 	}
 	gen := string(s.Files["shapes/shapes.go"])
 	orig := shapesFiles["shapes/shapes.go"]
-	errs := parseErrors("# example.com/shapes/shapes\n"+
+	errs := schemata.ParseErrors("# example.com/shapes/shapes\n"+
 		"/ov/src/shapes/shapes.go:"+strconv.Itoa(lineOf(gen, `return "total"`))+":9: cannot use \"total\" (untyped string constant) as int value in return statement\n"+
 		"/ov/src/shapes/shapes.go:"+strconv.Itoa(lineOf(orig, "var Table"))+":12: invalid array length Size\n"+
 		"\tmore about it\n", root, "/ov/src")
-	if len(errs) != 2 || errs[0].file != "shapes/shapes.go" || !strings.Contains(errs[1].text, "more about it") {
+	if len(errs) != 2 || errs[0].File != "shapes/shapes.go" || !strings.Contains(errs[1].Text, "more about it") {
 		t.Fatalf("parsed %+v", errs)
 	}
-	own, broken, err := s.blame(errs)
+	own, broken, err := s.Blame(errs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(broken) != 0 || own["size"] == "" || len(own) != 1 {
 		t.Errorf("own %v, broken %v: hosting errors come first", own, broken)
 	}
-	own, broken, err = s.blame(errs[:1])
+	own, broken, err = s.Blame(errs[:1])
 	if err != nil || len(own) != 0 || !strings.Contains(broken["broken"], "copy of line "+strconv.Itoa(lineOf(orig, "return total"))) {
 		t.Errorf("own %v, broken %v, err %v", own, broken, err)
 	}
-	if _, _, err := s.blame([]compileError{{file: "other/x.go", line: 3, text: "undefined: y"}}); err == nil {
+	if _, _, err := s.Blame([]schemata.CompileError{{File: "other/x.go", Line: 3, Text: "undefined: y"}}); err == nil {
 		t.Error("an error no mutant explains was blamed on one")
 	}
 }
@@ -407,7 +410,7 @@ func TestBlame(t *testing.T) {
 func TestNormalBuildHoldsNoMutant(t *testing.T) {
 	needGo(t)
 	root := repoRoot(t)
-	out, err := exec.Command("grep", "-rl", mutantMark, filepath.Join(root, "impl")).CombinedOutput()
+	out, err := exec.Command("grep", "-rl", schemata.MutantMark, filepath.Join(root, "impl")).CombinedOutput()
 	if err == nil {
 		t.Errorf("generated code in the tree:\n%s", out)
 	}
@@ -427,16 +430,16 @@ func TestNormalBuildHoldsNoMutant(t *testing.T) {
 	if !bytes.Contains(syms, []byte("impl.Sanitize")) {
 		t.Fatal("the symbol table has no impl.Sanitize: nm output unexpected")
 	}
-	for _, sym := range []string{activeVar, selFunc, "__m"} {
+	for _, sym := range []string{schemata.ActiveVar, schemata.SelFunc, "__m"} {
 		if bytes.Contains(syms, []byte(sym)) {
 			t.Errorf("the normal build holds %s", sym)
 		}
 	}
 	// A mutant id means nothing to it: it runs unmutated.
 	cmd = exec.CommandContext(t.Context(), bin, "help")
-	cmd.Env = append(os.Environ(), MutantEnv+"=P7-no-trim")
+	cmd.Env = append(os.Environ(), schemata.MutantEnv+"=P7-no-trim")
 	out, _ = cmd.CombinedOutput()
 	if bytes.Contains(out, []byte("no such mutant")) {
-		t.Errorf("the normal build reads %s: %s", MutantEnv, out)
+		t.Errorf("the normal build reads %s: %s", schemata.MutantEnv, out)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // rulesInName finds rule ids inside a test function's name (without its
@@ -33,7 +35,7 @@ func rulesInName(name string) []string {
 		for j < len(name) && name[j] >= '0' && name[j] <= '9' {
 			j++
 		}
-		if id := name[i:j]; validRule(id) {
+		if id := name[i:j]; catalogue.ValidRule(id) {
 			out = append(out, id)
 		}
 	}
@@ -48,7 +50,7 @@ var ruleInText = regexp.MustCompile(`\b([A-Z][0-9]+)\b`)
 func rulesInText(text string) []string {
 	var out []string
 	for _, m := range ruleInText.FindAllStringSubmatch(text, -1) {
-		if validRule(m[1]) {
+		if catalogue.ValidRule(m[1]) {
 			out = append(out, m[1])
 		}
 	}

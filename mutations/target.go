@@ -16,6 +16,7 @@ import (
 	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // modeTarget is the mode of a run of a target's own mutants.
@@ -112,7 +113,7 @@ func RunTarget(ctx context.Context, cfg TargetConfig) (*Report, error) {
 // loadTargetMutants reads the target file and its catalogue (a switch
 // catalogue when the target names a switch), keeps the mutants of cfg.IDs
 // and resolves them; it fills cfg.Dir.
-func loadTargetMutants(cfg *TargetConfig) (*target.TargetFile, []Mutant, *SwitchCatalogue, error) {
+func loadTargetMutants(cfg *TargetConfig) (*target.TargetFile, []catalogue.Mutant, *catalogue.SwitchCatalogue, error) {
 	tf, err := target.LoadTargetFile(cfg.File)
 	if err != nil {
 		return nil, nil, nil, err
@@ -123,25 +124,25 @@ func loadTargetMutants(cfg *TargetConfig) (*target.TargetFile, []Mutant, *Switch
 	if cfg.Catalogue != "" {
 		tf.Mutants.Catalogue = cfg.Catalogue
 	}
-	var ms []Mutant
-	var sw *SwitchCatalogue
+	var ms []catalogue.Mutant
+	var sw *catalogue.SwitchCatalogue
 	if tf.Mutants.Switch != "" {
-		if sw, err = loadSwitchCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue); err == nil {
+		if sw, err = catalogue.LoadSwitchCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue); err == nil {
 			ms = sw.Mutants
 		}
 	} else {
-		ms, err = loadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
+		ms, err = catalogue.LoadTargetCatalogue(os.DirFS(tf.Dir), tf.Mutants.Catalogue)
 	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if len(cfg.IDs) > 0 {
-		if ms, err = Select(ms, cfg.IDs); err != nil {
+		if ms, err = catalogue.Select(ms, cfg.IDs); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	if sw == nil {
-		if err := Resolve(tf.Dir, ms); err != nil {
+		if err := catalogue.Resolve(tf.Dir, ms); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -159,7 +160,7 @@ type targetRun struct {
 	reporter
 	cfg  TargetConfig
 	tf   *target.TargetFile
-	sw   *SwitchCatalogue // the compiled-in mutants (nil: copies)
+	sw   *catalogue.SwitchCatalogue // the compiled-in mutants (nil: copies)
 	tmp  string
 	file string // the target file's name in its folder
 	// byRule names, for each rule, the scenarios whose steps test it.
@@ -217,12 +218,12 @@ func (t *targetRun) baseline(ctx context.Context) error {
 	return nil
 }
 
-func (t *targetRun) trials(ms []Mutant) []trial {
+func (t *targetRun) trials(ms []catalogue.Mutant) []trial {
 	ts := make([]trial, len(ms))
 	for i, m := range ms {
 		res := Result{Index: m.Index, ID: m.ID, Rule: m.Rule, File: m.File, Line: m.Line, Why: m.Why, Build: buildCopy}
 		if t.sw != nil {
-			res.Build, res.Note = buildSwitch, t.sw.Notes[m.ID]
+			res.Build, res.Note = catalogue.BuildSwitch, t.sw.Notes[m.ID]
 		}
 		ts[i] = &targetTrial{t: t, m: m, res: res}
 	}
@@ -233,7 +234,7 @@ func (t *targetRun) trials(ms []Mutant) []trial {
 // checked.
 type targetTrial struct {
 	t   *targetRun
-	m   Mutant
+	m   catalogue.Mutant
 	res Result
 	c   builtCopy // kept for the confirmation
 }
@@ -273,7 +274,7 @@ func (x *targetTrial) run(ctx context.Context, _ int) bool {
 
 // ruleOf is the clause or rule whose scenarios judge m first: a compiled-in
 // mutant's clause when the catalogue names one, else its rule.
-func (t *targetRun) ruleOf(m Mutant) string {
+func (t *targetRun) ruleOf(m catalogue.Mutant) string {
 	if t.sw != nil && t.sw.Clauses[m.ID] != "" {
 		return t.sw.Clauses[m.ID]
 	}
@@ -378,7 +379,7 @@ func (e *notViable) Error() string { return e.msg }
 // entries linked, not copied), applies m (when set) and runs the build
 // there; it returns the copy's target file and the build's time. A target
 // whose mutants are compiled in is not copied: its own file is returned.
-func (t *targetRun) copyTarget(ctx context.Context, dir string, m *Mutant) (string, time.Duration, error) {
+func (t *targetRun) copyTarget(ctx context.Context, dir string, m *catalogue.Mutant) (string, time.Duration, error) {
 	if t.sw != nil {
 		// Compiled in: the target's own file, as it is; dir is scratch.
 		return filepath.Join(t.tf.Dir, t.file), 0, nil
@@ -412,7 +413,7 @@ func (t *targetRun) copyTarget(ctx context.Context, dir string, m *Mutant) (stri
 }
 
 // applyTo applies m to the file at path.
-func applyTo(path string, m Mutant) error {
+func applyTo(path string, m catalogue.Mutant) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // Parts of a mutant's trial.
@@ -35,7 +36,7 @@ type session struct {
 // from the schemata build or from a build of its own.
 type mutantTrial struct {
 	s     *session
-	m     Mutant
+	m     catalogue.Mutant
 	res   Result
 	kinds []int     // partSuite, partTests
 	pkg   *pkgTests // its package's tests (nil: none)
@@ -52,7 +53,7 @@ type ownBuild struct {
 
 // plan makes the trials of ms: a mutant that does not compile has no
 // part, the others the suite's and, when its package has tests, theirs.
-func (s *session) plan(bs *schemataBuild, ms []Mutant) []trial {
+func (s *session) plan(bs *schemataBuild, ms []catalogue.Mutant) []trial {
 	ts := make([]trial, len(ms))
 	for i, m := range ms {
 		t := &mutantTrial{s: s, m: m, res: Result{

@@ -14,7 +14,7 @@ import (
 	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
-	"github.com/mcpparity/mcpparity/mutations"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // divergeVar picks the rule mutant that the divergent reference is built
@@ -32,15 +32,15 @@ func buildDivergent(t *testing.T, mutantID string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := mutations.LoadCatalogue(os.DirFS(root), "mutations/rules")
+	all, err := catalogue.LoadCatalogue(os.DirFS(root), "mutations/rules")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := mutations.Select(all, []string{mutantID})
+	ms, err := catalogue.Select(all, []string{mutantID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := mutations.Resolve(root, ms); err != nil {
+	if err := catalogue.Resolve(root, ms); err != nil {
 		t.Fatal(err)
 	}
 	m := ms[0]

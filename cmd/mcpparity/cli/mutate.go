@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/mutations"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
+	"github.com/mcpparity/mcpparity/mutations/schemata"
 )
 
 func init() {
@@ -54,7 +56,7 @@ func declareMutateFlags(flags *flag.FlagSet) *mutateFlags {
 		noTests:   flags.Bool("no-tests", false, "judge by the suite only (impl's tests not run)"),
 		confirm:   flags.Int("confirm-workers", 0, "mutants at once when kills are confirmed, after the others, each with up to two runs (0: 2 per CPU)"),
 		list:      flags.Bool("list", false, "list the selected mutants and exit"),
-		buildDir:  flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+mutations.MutantEnv+"=<id> <folder>/mcpparity check"),
+		buildDir:  flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+schemata.MutantEnv+"=<id> <folder>/mcpparity check"),
 		check:     flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check"),
 		target:    flags.String("target-file", "", "mutate a target of its own: its target file's mutants, applied to copies of its folder (docs/targets.md)"),
 		fuzzFor:   flags.Duration("fuzz", 0, "then fuzz each mutant the suite did not kill for this long (mcpparity fuzz against the reference); 0: no fuzz"),
@@ -106,7 +108,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 		return c.runTargetMutants(ctx, mutations.TargetConfig{File: *f.target, Workers: *f.workers, ConfirmWorkers: *f.confirm,
 			Floor: *f.floor, Multiplier: *f.mult, CheckArgs: checkArgs, Fuzz: fz, Catalogue: cat}, *f.rules, *f.jsonOut)
 	}
-	sh, err := mutations.ParseShard(*f.shard)
+	sh, err := catalogue.ParseShard(*f.shard)
 	if err != nil {
 		return c.badUsage("%v", err)
 	}
@@ -149,7 +151,7 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	}
 	rep.Mode, rep.Selected = mode, selected
 	if sh.N > 1 {
-		rep.Shards = []mutations.Shard{sh}
+		rep.Shards = []catalogue.Shard{sh}
 	}
 	return c.finishReport(rep, *f.jsonOut, *f.minScore)
 }
@@ -174,7 +176,7 @@ func coverageOn(flag string, operators bool) (bool, error) {
 	return false, fmt.Errorf("--coverage %q: want on, off or auto", flag)
 }
 
-func listMutants(w io.Writer, ms []mutations.Mutant, sh mutations.Shard, selected int) int {
+func listMutants(w io.Writer, ms []catalogue.Mutant, sh catalogue.Shard, selected int) int {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\n", m.Rule, m.ID, m.File, m.Line, m.Why)
@@ -185,18 +187,18 @@ func listMutants(w io.Writer, ms []mutations.Mutant, sh mutations.Shard, selecte
 }
 
 // buildMutants is mutate --build: the schemata built into dir, to run by hand.
-func (c *call) buildMutants(ctx context.Context, r *mutations.Runner, ms []mutations.Mutant, dir string) int {
+func (c *call) buildMutants(ctx context.Context, r *mutations.Runner, ms []catalogue.Mutant, dir string) int {
 	res, err := r.Build(ctx, ms, dir)
 	if err != nil {
 		return c.fail(2, err)
 	}
 	listUnhosted(c.stdout, ms, res, "not in this build (it needs its own: %s)")
-	fmt.Fprintf(c.stdout, "%s: %d mutant(s); run one with %s=<id>\n", dir, res.Hosted, mutations.MutantEnv)
+	fmt.Fprintf(c.stdout, "%s: %d mutant(s); run one with %s=<id>\n", dir, res.Hosted, schemata.MutantEnv)
 	return 0
 }
 
 // compileMutants is mutate --check: every selected mutant compiled, none run.
-func (c *call) compileMutants(ctx context.Context, r *mutations.Runner, ms []mutations.Mutant) int {
+func (c *call) compileMutants(ctx context.Context, r *mutations.Runner, ms []catalogue.Mutant) int {
 	res, err := r.Check(ctx, ms)
 	if err != nil {
 		return c.fail(2, err)
@@ -245,7 +247,7 @@ The reports may come before, after or among the flags.`)
 
 // listUnhosted prints the mutants the schemata do not hold: those that do
 // not compile, and those built alone (own: a format of the reason).
-func listUnhosted(w io.Writer, ms []mutations.Mutant, res *mutations.CheckResult, own string) {
+func listUnhosted(w io.Writer, ms []catalogue.Mutant, res *mutations.CheckResult, own string) {
 	for _, m := range ms {
 		if msg, ok := res.Broken[m.ID]; ok {
 			fmt.Fprintf(w, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)

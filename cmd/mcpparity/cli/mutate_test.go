@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/verdict"
 	"github.com/mcpparity/mcpparity/mutations"
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 func mutate(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -124,7 +125,7 @@ func TestMutateMerge(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, k int, res mutations.Result) string {
 		r := &mutations.Report{Version: mutations.ReportVersion, Mode: mutations.ModeRules, Selected: 2,
-			Started: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), Shards: []mutations.Shard{{K: k, N: 2}}, Results: []mutations.Result{res}}
+			Started: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), Shards: []catalogue.Shard{{K: k, N: 2}}, Results: []mutations.Result{res}}
 		p := filepath.Join(dir, name)
 		if err := r.WriteFile(p); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,9 @@
-package mutations
+// Package schemata compiles every mutant of impl into one overlay build:
+// each mutated function gets a copy per mutant behind a switch read from
+// the environment (MutantEnv) when the process starts; the working tree
+// is never touched. Compile errors are blamed on the mutants that cause
+// them.
+package schemata
 
 import (
 	"bytes"
@@ -17,6 +22,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // MutantEnv selects the active mutant of a schemata build, by id. Absent or
@@ -26,13 +33,13 @@ const MutantEnv = "MCPPARITY_MUTANT"
 
 // Names the schemata add to a mutated package.
 const (
-	activeVar  = "mcpparityMutant"
+	ActiveVar  = "mcpparityMutant"
 	idsVar     = "mcpparityMutantIDs"
-	selFunc    = "mcpparityMutSel"
-	helperFile = "zz_mcpparity_mutants.go"
-	// mutantMark starts the generated file: the test that the normal build
+	SelFunc    = "mcpparityMutSel"
+	HelperFile = "zz_mcpparity_mutants.go"
+	// MutantMark starts the generated file: the test that the normal build
 	// holds no mutant code looks for it.
-	mutantMark = "mcpparity mutate: schemata overlay"
+	MutantMark = "mcpparity mutate: schemata overlay"
 )
 
 // Schemata is a mutated copy of some packages (an overlay for go build
@@ -131,10 +138,10 @@ func (p *pkgSrc) fresh(name string) string {
 	return name
 }
 
-// newSchemata generates the schemata of ms (resolved mutants) under root,
+// NewSchemata generates the schemata of ms (resolved mutants) under root,
 // leaving out the mutants of skip. Mutants it cannot host are in Own, those
 // that do not parse in Broken.
-func newSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, error) {
+func NewSchemata(root string, ms []catalogue.Mutant, skip map[string]bool) (*Schemata, error) {
 	s := &Schemata{
 		Files: map[string][]byte{}, IDs: map[string]int{}, Own: map[string]string{}, Broken: map[string]string{},
 		regions: map[string][]region{}, convertedBy: map[string][]string{}, specHosted: map[string][]string{},
@@ -158,7 +165,7 @@ func newSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 	// The id tables are written last: they list the hosted mutants only.
 	// Every package of ms gets the helper, even with no mutant hosted: an
 	// id must stop the build's processes unless the build holds it.
-	for _, dir := range packagesOf(ms) {
+	for _, dir := range PackagesOf(ms) {
 		if s.pkgNames[dir] == "" {
 			name, err := dirPackage(root, dir)
 			if err != nil {
@@ -166,15 +173,15 @@ func newSchemata(root string, ms []Mutant, skip map[string]bool) (*Schemata, err
 			}
 			s.pkgNames[dir] = name
 		}
-		s.Files[path.Join(dir, helperFile)] = s.helper(dir, byDir[dir])
+		s.Files[path.Join(dir, HelperFile)] = s.helper(dir, byDir[dir])
 	}
 	return s, nil
 }
 
 // number gives each mutant of ms not in skip its number, and groups them
 // by package folder.
-func (s *Schemata) number(ms []Mutant, skip map[string]bool) (map[string][]Mutant, error) {
-	byDir := map[string][]Mutant{}
+func (s *Schemata) number(ms []catalogue.Mutant, skip map[string]bool) (map[string][]catalogue.Mutant, error) {
+	byDir := map[string][]catalogue.Mutant{}
 	for _, m := range ms {
 		if skip[m.ID] {
 			continue
@@ -194,7 +201,7 @@ func (s *Schemata) number(ms []Mutant, skip map[string]bool) (map[string][]Mutan
 // genDir generates the package of dir with ms. Hosting a mutant can fail
 // late (a const in an iota group): such mutants leave, and the package is
 // generated again.
-func (s *Schemata) genDir(root, dir string, ms []Mutant) error {
+func (s *Schemata) genDir(root, dir string, ms []catalogue.Mutant) error {
 	local := map[string]bool{}
 	for {
 		p, err := loadPkg(root, dir)
@@ -259,7 +266,7 @@ func loadPkg(root, dir string) (*pkgSrc, error) {
 	if p.name == "" {
 		return nil, fmt.Errorf("schemata: no Go file in %s", dir)
 	}
-	for _, n := range []string{activeVar, idsVar, selFunc} {
+	for _, n := range []string{ActiveVar, idsVar, SelFunc} {
 		if p.names[n] {
 			return nil, fmt.Errorf("schemata: %s already declares %s", dir, n)
 		}
@@ -278,7 +285,7 @@ func (p *pkgSrc) file(rel string) *srcFile {
 
 // hostableFunc says why a mutant of fn cannot be hosted by a copy of fn
 // ("" when it can).
-func hostableFunc(p *pkgSrc, fn *ast.FuncDecl, m Mutant) string {
+func hostableFunc(p *pkgSrc, fn *ast.FuncDecl, m catalogue.Mutant) string {
 	if fn.Body == nil {
 		return "in a function without a body"
 	}
@@ -294,7 +301,7 @@ func hostableFunc(p *pkgSrc, fn *ast.FuncDecl, m Mutant) string {
 // place finds which values of the spec the mutant changes. why is set when
 // the mutant cannot be hosted, broken when the mutated spec does not
 // parse.
-func (h *specHost) place(p *pkgSrc, m Mutant) (why, broken string) {
+func (h *specHost) place(p *pkgSrc, m catalogue.Mutant) (why, broken string) {
 	start, end := p.off(h.spec.Pos()), p.off(h.spec.End())
 	prefix := "package p\n" + h.gd.Tok.String() + " "
 	if !h.gd.Lparen.IsValid() {
@@ -380,7 +387,7 @@ func (s *Schemata) selected(p *pkgSrc, h *specHost, i int, orig string) string {
 	for _, mv := range h.mutated[i] {
 		fn := p.fresh(fmt.Sprintf("mcpparityValue%d", s.IDs[mv.id]))
 		body := "return " + mv.text
-		call := selFunc
+		call := SelFunc
 		if typ != "" {
 			body = "var v " + typ + " = " + mv.text + "; return v"
 			call += "[" + typ + "]"
@@ -496,7 +503,7 @@ func (s *Schemata) funcCopies(p *pkgSrc, h *funcHost) {
 		return
 	}
 	at := p.off(fn.Body.Lbrace) + 1
-	sf.edits = append(sf.edits, edit{at, at, " switch " + activeVar + " {" + cases.String() + " };"})
+	sf.edits = append(sf.edits, edit{at, at, " switch " + ActiveVar + " {" + cases.String() + " };"})
 	var hosted []string
 	for _, m := range h.ms {
 		if s.Broken[m.ID] == "" && s.Own[m.ID] == "" {
@@ -574,7 +581,7 @@ func copyName(name string, n int) string {
 // copyText is fn's text with mutant m and the inner edits applied, renamed
 // to name; "" when m does not parse (the second result says why) or must
 // be built alone (s.Own says why).
-func (s *Schemata) copyText(p *pkgSrc, sf *srcFile, fn *ast.FuncDecl, m Mutant, inner []edit, name string) (string, string) {
+func (s *Schemata) copyText(p *pkgSrc, sf *srcFile, fn *ast.FuncDecl, m catalogue.Mutant, inner []edit, name string) (string, string) {
 	fnStart, fnEnd := p.off(fn.Pos()), p.off(fn.End())
 	mutEdit := edit{m.Offset, m.Offset + len(m.Original), m.Replacement}
 	all := []edit{mutEdit}
@@ -658,7 +665,7 @@ func (s *Schemata) finishPkg(p *pkgSrc) error {
 		if !strings.HasSuffix(out, "\n") {
 			b.WriteString("\n")
 		}
-		b.WriteString("\n// " + mutantMark + " (generated, never part of the tree)\n")
+		b.WriteString("\n// " + MutantMark + " (generated, never part of the tree)\n")
 		for _, t := range sf.tail {
 			b.WriteString("\n")
 			start := 1 + strings.Count(b.String(), "\n")
@@ -674,7 +681,7 @@ func (s *Schemata) finishPkg(p *pkgSrc) error {
 
 // helper is the generated file of a package: the active mutant, read from
 // the environment once, and the value selector.
-func (s *Schemata) helper(dir string, ms []Mutant) []byte {
+func (s *Schemata) helper(dir string, ms []catalogue.Mutant) []byte {
 	pkg := s.pkgNames[dir]
 	var ids []string
 	for id := range s.IDs {
@@ -682,9 +689,9 @@ func (s *Schemata) helper(dir string, ms []Mutant) []byte {
 	}
 	sort.Slice(ids, func(i, j int) bool { return s.IDs[ids[i]] < s.IDs[ids[j]] })
 	var b strings.Builder
-	fmt.Fprintf(&b, "// Code generated by %s; DO NOT EDIT.\n\npackage %s\n\n", mutantMark, pkg)
+	fmt.Fprintf(&b, "// Code generated by %s; DO NOT EDIT.\n\npackage %s\n\n", MutantMark, pkg)
 	b.WriteString("import (\n\tmcpparityFmt \"fmt\"\n\tmcpparityOS \"os\"\n)\n\n")
-	fmt.Fprintf(&b, "var %s = mcpparityMutantFromEnv()\n\n", activeVar)
+	fmt.Fprintf(&b, "var %s = mcpparityMutantFromEnv()\n\n", ActiveVar)
 	fmt.Fprintf(&b, "// %s lists the mutants of this build (0: hosted by another package).\nvar %s = map[string]int{\n", idsVar, idsVar)
 	local := map[string]bool{}
 	for _, m := range ms {
@@ -722,11 +729,11 @@ func %[3]s[T any](n int, orig T, mutated func() any) T {
 	}
 	return v.(T)
 }
-`, MutantEnv, idsVar, selFunc, activeVar)
+`, MutantEnv, idsVar, SelFunc, ActiveVar)
 	return []byte(b.String())
 }
 
-func ids(ms []Mutant) []string {
+func ids(ms []catalogue.Mutant) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.ID
@@ -752,23 +759,23 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// compileError is one error of a build's output.
-type compileError struct {
-	file string // module-relative when known
-	line int
-	text string // the message, continuation lines included
+// CompileError is one error of a build's output.
+type CompileError struct {
+	File string // module-relative when known
+	Line int
+	Text string // the message, continuation lines included
 }
 
 var errLine = regexp.MustCompile(`^(.+?\.go):(\d+)(?::\d+)?: (.*)$`)
 
-// parseErrors reads the compiler errors of a go build output. overlayDir
+// ParseErrors reads the compiler errors of a go build output. overlayDir
 // is where the generated files were written (their errors name them
 // there); root is the module root.
-func parseErrors(out, root, overlayDir string) []compileError {
-	var errs []compileError
+func ParseErrors(out, root, overlayDir string) []CompileError {
+	var errs []CompileError
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "\t") && len(errs) > 0 {
-			errs[len(errs)-1].text += "\n" + line
+			errs[len(errs)-1].Text += "\n" + line
 			continue
 		}
 		m := errLine.FindStringSubmatch(line)
@@ -776,7 +783,7 @@ func parseErrors(out, root, overlayDir string) []compileError {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
-		errs = append(errs, compileError{file: relTo(m[1], root, overlayDir), line: n, text: m[3]})
+		errs = append(errs, CompileError{File: relTo(m[1], root, overlayDir), Line: n, Text: m[3]})
 	}
 	return errs
 }
@@ -793,24 +800,24 @@ func relTo(p, root, overlayDir string) string {
 	return filepath.ToSlash(p)
 }
 
-// blame maps compile errors to mutants. own: mutants whose hosting breaks
+// Blame maps compile errors to mutants. own: mutants whose hosting breaks
 // the build (they need builds of their own). broken: mutants whose own code
 // does not compile. Errors that name no mutant make err non-nil when no
 // hosted spec could explain them.
-func (s *Schemata) blame(errs []compileError) (own, broken map[string]string, err error) {
+func (s *Schemata) Blame(errs []CompileError) (own, broken map[string]string, err error) {
 	own, broken = map[string]string{}, map[string]string{}
 	var unexplained []string
 	for _, e := range errs {
-		msg := fmt.Sprintf("%s:%d: %s", e.file, e.line, e.text)
+		msg := fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Text)
 		var reg *region
-		for i, r := range s.regions[e.file] {
-			if e.line >= r.start && e.line <= r.end && (reg == nil || r.kind == regionCopy) {
-				reg = &s.regions[e.file][i]
+		for i, r := range s.regions[e.File] {
+			if e.Line >= r.start && e.Line <= r.end && (reg == nil || r.kind == regionCopy) {
+				reg = &s.regions[e.File][i]
 			}
 		}
 		if reg != nil && reg.kind == regionCopy {
 			if reg.origLine > 0 {
-				msg = fmt.Sprintf("%s:%d (copy of line %d): %s", e.file, e.line, reg.origLine+e.line-reg.start, e.text)
+				msg = fmt.Sprintf("%s:%d (copy of line %d): %s", e.File, e.Line, reg.origLine+e.Line-reg.start, e.Text)
 			}
 			for _, id := range reg.ids {
 				if broken[id] == "" {
@@ -823,7 +830,7 @@ func (s *Schemata) blame(errs []compileError) (own, broken map[string]string, er
 		for key, causes := range s.convertedBy {
 			dir, name, _ := strings.Cut(key, " ")
 			// An exported const may be used by other packages too.
-			if (path.Dir(e.file) == dir || token.IsExported(name)) && regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`).MatchString(e.text) {
+			if (path.Dir(e.File) == dir || token.IsExported(name)) && regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`).MatchString(e.Text) {
 				named = true
 				for _, id := range causes {
 					own[id] = "its const is used where only a const will do: " + msg
@@ -839,7 +846,7 @@ func (s *Schemata) blame(errs []compileError) (own, broken map[string]string, er
 			}
 			continue
 		}
-		dir := path.Dir(e.file)
+		dir := path.Dir(e.File)
 		if len(s.specHosted[dir]) == 0 {
 			unexplained = append(unexplained, msg)
 			continue
@@ -856,4 +863,17 @@ func (s *Schemata) blame(errs []compileError) (own, broken map[string]string, er
 		return nil, nil, fmt.Errorf("schemata build failed where no mutant is:\n%s", strings.Join(unexplained, "\n"))
 	}
 	return own, broken, nil
+}
+
+func PackagesOf(ms []catalogue.Mutant) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		if d := path.Dir(m.File); !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,4 +1,8 @@
-package mutations
+// Package catalogue is what a mutation run applies: rule mutants read
+// from rules/*.json and batches, a target's own catalogue and its switch
+// catalogue, operator mutants generated from Go syntax, the selection of
+// mutants by rule, id or changed files, and shards.
+package catalogue
 
 import (
 	"bytes"
@@ -55,10 +59,10 @@ type ruleFile struct {
 	Mutants []Mutant `json:"mutants"`
 }
 
-// rules lists the rules of the configuration (C) and of the pool (P), in
+// Rules lists the rules of the configuration (C) and of the pool (P), in
 // the order docs/rules.md defines them: the rules the catalogue's mutants
 // cover. A rule added there with its clauses is one of them.
-func rules() []string {
+func Rules() []string {
 	var out []string
 	for _, r := range docs.Rules() {
 		if r[0] == 'C' || r[0] == 'P' {
@@ -68,14 +72,14 @@ func rules() []string {
 	return out
 }
 
-// validRule reports whether id is a rule of the specification: one of
+// ValidRule reports whether id is a rule of the specification: one of
 // Rules, or a rule of the JSON forms, time, shutdown or the contract (J1,
 // T1, S1, H1…H4), which a catalogue may also break.
-func validRule(id string) bool { return scenario.IsSpecRule(id) }
+func ValidRule(id string) bool { return scenario.IsSpecRule(id) }
 
-// ruleRank orders rule ids as the specification defines them (C1…C8,
+// RuleRank orders rule ids as the specification defines them (C1…C8,
 // P1…P17, …); unknown ids go last, by name.
-func ruleRank(id string) int {
+func RuleRank(id string) int {
 	if i := slices.Index(docs.Rules(), id); i >= 0 {
 		return i
 	}
@@ -87,10 +91,10 @@ func ruleRank(id string) int {
 // data itself (ids, rules, fields); Resolve checks it against the sources.
 func LoadCatalogue(fsys fs.FS, dir string) ([]Mutant, error) { return loadCatalogue(fsys, dir, true) }
 
-// loadTargetCatalogue reads the catalogue of a target of its own (a port
+// LoadTargetCatalogue reads the catalogue of a target of its own (a port
 // in another language): files of any kind, relative to the target file's
 // folder.
-func loadTargetCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
+func LoadTargetCatalogue(fsys fs.FS, dir string) ([]Mutant, error) {
 	return loadCatalogue(fsys, dir, false)
 }
 
@@ -117,7 +121,7 @@ func loadCatalogue(fsys fs.FS, dir string, goFiles bool) ([]Mutant, error) {
 		if err := dec.Decode(&rf); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		if !validRule(rf.Rule) {
+		if !ValidRule(rf.Rule) {
 			errs = append(errs, fmt.Errorf("%s: unknown rule %q", name, rf.Rule))
 			continue
 		}
@@ -157,7 +161,7 @@ func loadCatalogue(fsys fs.FS, dir string, goFiles bool) ([]Mutant, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return ruleRank(all[i].Rule) < ruleRank(all[j].Rule) })
+	sort.SliceStable(all, func(i, j int) bool { return RuleRank(all[i].Rule) < RuleRank(all[j].Rule) })
 	return all, nil
 }
 

@@ -1,16 +1,18 @@
-package mutations
+package schemata
 
 import (
 	"fmt"
 	"go/ast"
 	"go/token"
+
+	"github.com/mcpparity/mcpparity/mutations/catalogue"
 )
 
 // funcHost is one function with mutants inside.
 type funcHost struct {
 	file *srcFile
 	fn   *ast.FuncDecl
-	ms   []Mutant
+	ms   []catalogue.Mutant
 }
 
 // specHost is one package-level var or const spec with mutants inside.
@@ -18,7 +20,7 @@ type specHost struct {
 	file *srcFile
 	gd   *ast.GenDecl
 	spec *ast.ValueSpec
-	ms   []Mutant
+	ms   []catalogue.Mutant
 	// mutated[i] lists, per value index, the mutants changing it and
 	// their texts.
 	mutated map[int][]mutValue
@@ -56,7 +58,7 @@ type dependents struct {
 // genPkg places the mutants of one package; it returns the mutants that
 // turned out not hostable (the package must then be generated again
 // without them).
-func (s *Schemata) genPkg(p *pkgSrc, ms []Mutant, skip map[string]bool) (map[string]string, error) {
+func (s *Schemata) genPkg(p *pkgSrc, ms []catalogue.Mutant, skip map[string]bool) (map[string]string, error) {
 	h, err := s.findHosts(p, ms, skip)
 	if err != nil {
 		return nil, err
@@ -81,7 +83,7 @@ func (s *Schemata) genPkg(p *pkgSrc, ms []Mutant, skip map[string]bool) (map[str
 
 // findHosts finds the declaration hosting each mutant of ms not in skip;
 // the mutants no copy of a function or spec can host go to s.Own.
-func (s *Schemata) findHosts(p *pkgSrc, ms []Mutant, skip map[string]bool) (*hosts, error) {
+func (s *Schemata) findHosts(p *pkgSrc, ms []catalogue.Mutant, skip map[string]bool) (*hosts, error) {
 	h := &hosts{funcOf: map[*ast.FuncDecl]*funcHost{}, specOf: map[*ast.ValueSpec]*specHost{}}
 	for _, m := range ms {
 		if skip[m.ID] {
@@ -111,7 +113,7 @@ func (s *Schemata) findHosts(p *pkgSrc, ms []Mutant, skip map[string]bool) (*hos
 
 // hostDecl is the top-level declaration of sf that holds the whole of m's
 // original text, or nil.
-func hostDecl(p *pkgSrc, sf *srcFile, m Mutant) ast.Decl {
+func hostDecl(p *pkgSrc, sf *srcFile, m catalogue.Mutant) ast.Decl {
 	start, end := m.Offset, m.Offset+len(m.Original)
 	for _, d := range sf.f.Decls {
 		if p.off(d.Pos()) <= start && end <= p.off(d.End()) {
@@ -121,7 +123,7 @@ func hostDecl(p *pkgSrc, sf *srcFile, m Mutant) ast.Decl {
 	return nil
 }
 
-func (h *hosts) addFunc(sf *srcFile, d *ast.FuncDecl, m Mutant) {
+func (h *hosts) addFunc(sf *srcFile, d *ast.FuncDecl, m catalogue.Mutant) {
 	fh := h.funcOf[d]
 	if fh == nil {
 		fh = &funcHost{file: sf, fn: d}
@@ -132,7 +134,7 @@ func (h *hosts) addFunc(sf *srcFile, d *ast.FuncDecl, m Mutant) {
 }
 
 // addSpec hosts m in its var or const spec; it says why when it cannot.
-func (h *hosts) addSpec(p *pkgSrc, sf *srcFile, d *ast.GenDecl, m Mutant) string {
+func (h *hosts) addSpec(p *pkgSrc, sf *srcFile, d *ast.GenDecl, m catalogue.Mutant) string {
 	if d.Tok != token.VAR && d.Tok != token.CONST {
 		return "in a " + d.Tok.String() + " declaration (a type or a struct tag is fixed at build time)"
 	}
@@ -162,7 +164,7 @@ func (h *hosts) addSpec(p *pkgSrc, sf *srcFile, d *ast.GenDecl, m Mutant) string
 func (s *Schemata) placeSpecs(p *pkgSrc, specs []*specHost) (converted map[string][]string, constSpecs []*specHost, late map[string]string) {
 	converted, late = map[string][]string{}, map[string]string{}
 	for _, h := range specs {
-		var kept []Mutant
+		var kept []catalogue.Mutant
 		for _, m := range h.ms {
 			why, broken := h.place(p, m)
 			switch {

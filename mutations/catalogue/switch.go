@@ -1,4 +1,4 @@
-package mutations
+package catalogue
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 	"github.com/mcpparity/mcpparity/docs"
 )
 
-// buildSwitch is the build of a mutant compiled into its target: none of
+// BuildSwitch is the build of a mutant compiled into its target: none of
 // its own; the target's switch variable (docs/targets.md, section 6)
 // selects it in the one build of the target.
-const buildSwitch = "switch"
+const BuildSwitch = "switch"
 
 // switchEntry is one mutant of a switch catalogue: a JSON list in one
 // file, each mutant compiled into the target and selected by the value of
@@ -45,9 +45,9 @@ type SwitchCatalogue struct {
 	Notes map[string]string
 }
 
-// loadSwitchCatalogue reads a switch catalogue (file, in fsys). A mutant's
+// LoadSwitchCatalogue reads a switch catalogue (file, in fsys). A mutant's
 // Why is its description (an equivalent one's: why it is equivalent).
-func loadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
+func LoadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, err

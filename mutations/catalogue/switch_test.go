@@ -1,4 +1,4 @@
-package mutations
+package catalogue
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ func TestLoadSwitchCatalogue(t *testing.T) {
   {"id": "RS-C1.1-b", "rule": "C1", "description": "disabled by default", "survives": "no scenario"},
   {"id": "RS-H1.5-c", "rule": "H1", "description": "off by one", "equivalent": "no server tells"}
 ]`)}}
-	c, err := loadSwitchCatalogue(fsys, "m.json")
+	c, err := LoadSwitchCatalogue(fsys, "m.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestLoadSwitchCatalogueRefuses(t *testing.T) {
 		{`[{"id": "a b", "rule": "P12", "description": "x"}]`, "white space"},
 		{`[{"id": "a", "rule": "P12", "description": "x", "file": "f"}]`, "unknown field"},
 	} {
-		_, err := loadSwitchCatalogue(fstest.MapFS{"m.json": {Data: []byte(tc.json)}}, "m.json")
+		_, err := LoadSwitchCatalogue(fstest.MapFS{"m.json": {Data: []byte(tc.json)}}, "m.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.json, err, tc.want)
 		}

@@ -1,4 +1,4 @@
-package mutations
+package catalogue
 
 import (
 	"fmt"
