@@ -90,7 +90,7 @@ func TestRustPortMutants(t *testing.T) {
 	defer cancel()
 	report := filepath.Join(t.TempDir(), "mutants.json")
 	// Exit 1 with the known survivors: the report decides.
-	out, err := command(ctx, bin, "mutate", "--target-file", filepath.Join(rust, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
+	out, err := command(ctx, bin, "mutate-target", "--target-file", filepath.Join(rust, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("mutate --target-file: %s\n%s", ended(ctx, err), out)
 	}

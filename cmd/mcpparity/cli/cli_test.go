@@ -130,8 +130,12 @@ func TestBadArguments(t *testing.T) {
 		{"mutate-merge --json x", "no report given"},
 		{"mutate --shard 3/2", ""},
 		{"mutate --coverage maybe", `--coverage "maybe": want on, off or auto`},
-		{"mutate --target-file t.yaml --check", "--check does not apply with --target-file (a target's own catalogue)"},
-		{"mutate --target-file t.yaml --shard 1/2", "--shard does not apply with --target-file (a target's own catalogue)"},
+		{"mutate --compile-only --fuzz -1s", "--fuzz must be positive; --fuzz-every needs --fuzz"},
+		{"mutate-target", "--target-file is required"},
+		{"mutate-target --target-file t.yaml --shard 1/2", "flag provided but not defined: -shard"},
+		{"mutate-target --target-file t.yaml --compile-only", "flag provided but not defined: -compile-only"},
+		{"mutate-target --target-file t.yaml --operators", "flag provided but not defined: -operators"},
+		{"mutate-target --target-file t.yaml --min-score 1", "flag provided but not defined: -min-score"},
 		{"fuzz --steps 0", "--steps, --parallel and --shrink must be at least 1"},
 	} {
 		args := strings.Fields(c.args)

@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestOldSpellings: a command line of mutate as once spelled runs
+// the subcommand that now does its job (its error lines name it), after
+// exactly one notice line on stderr.
+func TestOldSpellings(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-target.yaml")
+	for _, c := range []struct {
+		args   string
+		notice string
+		code   int
+		want   string // in the output after the notice
+	}{
+		{"mutate --target-file " + missing, `"mutate --target-file" is now "mutate-target --target-file"`, 2, "mcpparity mutate-target: "},
+		{"mutate -target-file=" + missing + " --shard 1/2", `"mutate -target-file" is now "mutate-target -target-file"`, 2,
+			"mcpparity mutate-target: flag provided but not defined: -shard"},
+		{"mutate --check --shard 3/2", `"mutate --check" is now "mutate --compile-only"`, 2, "mcpparity mutate: "},
+	} {
+		code, out, errs := run(strings.Fields(c.args)...)
+		notice := "mcpparity: " + c.notice + "; the old spelling still works\n"
+		if code != c.code || !strings.HasPrefix(errs, notice) || strings.Count(errs, "mcpparity: ") != 1 || !strings.Contains(out+errs[len(notice):], c.want) {
+			t.Errorf("%s: exit %d, want %d, one notice %q and %q; stdout:\n%s\nstderr:\n%s", c.args, code, c.code, notice, c.want, out, errs)
+		}
+	}
+}
+
+// TestMutateCheckCompiles: mutate --check compiles the selected mutants,
+// as mutate --compile-only does.
+func TestMutateCheckCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the schemata")
+	}
+	root := writeCatalogueModule(t, false)
+	for _, flag := range []string{"--compile-only", "--check"} {
+		code, out, errs := mutate(t, "mutate", "--root", root, flag)
+		if code != 0 || !strings.Contains(out, "2 mutant(s) compiled") {
+			t.Errorf("%s: exit %d\n%s%s", flag, code, out, errs)
+		}
+		if notice := strings.Contains(errs, `"mutate --check" is now "mutate --compile-only"`); notice != (flag == "--check") {
+			t.Errorf("%s: stderr:\n%s", flag, errs)
+		}
+	}
+}
+
+// TestGivenAndRenamedFlags: flags are found and renamed as given, their
+// dashes and values kept, up to "--".
+func TestGivenAndRenamedFlags(t *testing.T) {
+	args := []string{"-x", "--check=false", "v", "--", "--suite"}
+	if got := givenFlag(args, "suite"); got != "" {
+		t.Errorf("a flag after --: %q", got)
+	}
+	if got := givenFlag(args, "check", "x"); got != "-x" {
+		t.Errorf("the first given: %q", got)
+	}
+	want := []string{"-x", "--compile-only=false", "v", "--", "--suite"}
+	if got := renameFlag(args, "check", "compile-only"); !reflect.DeepEqual(got, want) {
+		t.Errorf("renamed: %q, want %q", got, want)
+	}
+}
