@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// TestOldSpellings: a command line of mutate as once spelled runs
+// TestOldSpellings: a command line of mutate or record as once spelled runs
 // the subcommand that now does its job (its error lines name it), after
 // exactly one notice line on stderr.
 func TestOldSpellings(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-such-target.yaml")
+	empty := t.TempDir()
+	missing := filepath.Join(empty, "no-such-target.yaml")
 	for _, c := range []struct {
 		args   string
 		notice string
@@ -22,6 +23,14 @@ func TestOldSpellings(t *testing.T) {
 		{"mutate -target-file=" + missing + " --shard 1/2", `"mutate -target-file" is now "mutate-target -target-file"`, 2,
 			"mcpparity mutate-target: flag provided but not defined: -shard"},
 		{"mutate --check --shard 3/2", `"mutate --check" is now "mutate --compile-only"`, 2, "mcpparity mutate: "},
+		{"record --upstream http://127.0.0.1:1/mcp --out-dir d", `"record --upstream" is now "record-proxy --upstream"`, 2,
+			"mcpparity record-proxy: --out-dir records a stdio server"},
+		{"record --upstream-cmd x --check", `"record --upstream-cmd" is now "record-proxy --upstream-cmd"`, 2,
+			"mcpparity record-proxy: flag provided but not defined: -check"},
+		{"record --suite " + empty, `"record --suite" is now "record-suite --suite"`, 2, "mcpparity record-suite: " + empty + " holds no recording"},
+		{"record --check --suite " + empty + " --name n --upstream-cmd x", `"record --suite --check" is now "record-suite --suite --drift"`, 2,
+			"mcpparity record-suite: --upstream and --upstream-cmd record a new recording: they need --name and do not go with --drift"},
+		{"record --check --out " + empty, `"record --check" is now "record --drift"`, 1, "record --drift: "},
 	} {
 		code, out, errs := run(strings.Fields(c.args)...)
 		notice := "mcpparity: " + c.notice + "; the old spelling still works\n"
@@ -59,8 +68,8 @@ func TestGivenAndRenamedFlags(t *testing.T) {
 	if got := givenFlag(args, "check", "x"); got != "-x" {
 		t.Errorf("the first given: %q", got)
 	}
-	want := []string{"-x", "--compile-only=false", "v", "--", "--suite"}
-	if got := renameFlag(args, "check", "compile-only"); !reflect.DeepEqual(got, want) {
+	want := []string{"-x", "--drift=false", "v", "--", "--suite"}
+	if got := renameFlag(args, "check", "drift"); !reflect.DeepEqual(got, want) {
 		t.Errorf("renamed: %q, want %q", got, want)
 	}
 }

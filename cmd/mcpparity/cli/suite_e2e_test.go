@@ -223,7 +223,7 @@ func portCopy(t *testing.T) string {
 // recordAndGolden runs record, then golden, on the suite dir from work.
 func recordAndGolden(t *testing.T, work, bin, dir string) {
 	t.Helper()
-	for _, args := range [][]string{{"record", "--suite", dir}, {"golden", "--suite", dir}} {
+	for _, args := range [][]string{{"record-suite", "--suite", dir}, {"golden", "--suite", dir}} {
 		if code, out := runIn(t, work, bin, args...); code != 0 {
 			t.Fatalf("%q: exit %d\n%s", args, code, out)
 		}
