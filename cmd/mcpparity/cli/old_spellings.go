@@ -12,23 +12,26 @@ import (
 
 // givenFlag returns the first of names given among args as a flag, as
 // spelled ("--suite", or "-suite" for "-suite=x"), or "" when none is.
-// The flags end at "--".
 func givenFlag(args []string, names ...string) string {
-	for _, a := range args {
+	spelled, _ := flagAt(args, names...)
+	return spelled
+}
+
+// flagAt is givenFlag, with the flag's index in args (-1 when not given).
+// The flags end at "--".
+func flagAt(args []string, names ...string) (string, int) {
+	for i, a := range args {
 		if a == "--" {
-			return ""
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
+			break
 		}
 		spelled, _, _ := strings.Cut(a, "=")
 		for _, n := range names {
-			if strings.TrimLeft(spelled, "-") == n {
-				return spelled
+			if strings.HasPrefix(spelled, "-") && strings.TrimLeft(spelled, "-") == n {
+				return spelled, i
 			}
 		}
 	}
-	return ""
+	return "", -1
 }
 
 // renameFlag returns args with each flag old (before "--") named now,

@@ -33,14 +33,18 @@ mcpparity record-proxy (the recorder as a proxy) or mcpparity record-suite
 func (c *call) recordOldSpelling() (string, []string) {
 	name, args := "record", c.args
 	var old, now []string
-	if given := givenFlag(args, "suite"); given != "" {
-		name, old, now = "record-suite", []string{given}, []string{given}
-	} else if given := givenFlag(args, "upstream", "upstream-cmd"); given != "" {
-		name, old, now = "record-proxy", []string{given}, []string{given}
+	mode, at := flagAt(args, "suite")
+	if mode != "" {
+		name, old, now = "record-suite", []string{mode}, []string{mode}
+	} else if mode, at = flagAt(args, "upstream", "upstream-cmd"); mode != "" {
+		name, old, now = "record-proxy", []string{mode}, []string{mode}
 	}
-	if given := givenFlag(args, "check"); given != "" && name != "record-proxy" {
+	if given, i := flagAt(args, "check"); given != "" && name != "record-proxy" {
 		args = renameFlag(args, "check", "drift")
 		old, now = append(old, given), append(now, renamed(given, "check", "drift"))
+		if i < at { // as given: --check first
+			old[0], old[1], now[0], now[1] = old[1], old[0], now[1], now[0]
+		}
 	}
 	if len(old) > 0 {
 		c.notice("record "+strings.Join(old, " "), name+" "+strings.Join(now, " "))
