@@ -166,7 +166,7 @@ func TestTypeScriptPortMutants(t *testing.T) {
 	report := filepath.Join(t.TempDir(), "mutants.json")
 	out, err := command(ctx, bin, "mutate-target", "--target-file", filepath.Join(typescript, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
 	if err != nil {
-		t.Fatalf("mutate --target-file: %s\n%s", ended(ctx, err), out)
+		t.Fatalf("mutate-target --target-file: %s\n%s", ended(ctx, err), out)
 	}
 	var rep struct {
 		Summary struct{ Total, Killed int }
