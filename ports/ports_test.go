@@ -164,9 +164,9 @@ func TestTypeScriptPortMutants(t *testing.T) {
 	ctx, cancel := bounded(t, 15*time.Minute)
 	defer cancel()
 	report := filepath.Join(t.TempDir(), "mutants.json")
-	out, err := command(ctx, bin, "mutate", "--target-file", filepath.Join(typescript, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
+	out, err := command(ctx, bin, "mutate-target", "--target-file", filepath.Join(typescript, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
 	if err != nil {
-		t.Fatalf("mutate --target-file: %s\n%s", ended(ctx, err), out)
+		t.Fatalf("mutate-target --target-file: %s\n%s", ended(ctx, err), out)
 	}
 	var rep struct {
 		Summary struct{ Total, Killed int }

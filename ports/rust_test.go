@@ -79,7 +79,7 @@ func TestRustPortPasses(t *testing.T) {
 	t.Logf("%s", out)
 }
 
-// TestRustPortMutants: mutate --target-file judges every compiled-in mutant
+// TestRustPortMutants: mutate-target --target-file judges every compiled-in mutant
 // of the port (ports/rust/mutants.json) by check: each is killed, but for
 // those the catalogue says survive (a scenario the suite lacks, named
 // there), which must survive: one killed means its note is stale.
@@ -90,9 +90,9 @@ func TestRustPortMutants(t *testing.T) {
 	defer cancel()
 	report := filepath.Join(t.TempDir(), "mutants.json")
 	// Exit 1 with the known survivors: the report decides.
-	out, err := command(ctx, bin, "mutate", "--target-file", filepath.Join(rust, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
+	out, err := command(ctx, bin, "mutate-target", "--target-file", filepath.Join(rust, "target.yaml"), "--workers", mutateWorkers(), "--json", report).CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("mutate --target-file: %s\n%s", ended(ctx, err), out)
+		t.Fatalf("mutate-target --target-file: %s\n%s", ended(ctx, err), out)
 	}
 	known := knownSurvivors(t)
 	var rep struct {

@@ -33,7 +33,7 @@ type Call struct {
 	// Volatile names the fields of the call's result expected to change
 	// from one recording to the next (a time, a counter), by path in the
 	// result as check names paths ("content[0].text",
-	// "structuredContent.datetime"; * matches anything): record --check
+	// "structuredContent.datetime"; * matches anything): a drift check
 	// accepts a change there, and below.
 	Volatile []string `json:"volatile,omitempty"`
 }

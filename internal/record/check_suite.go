@@ -50,7 +50,7 @@ func checkOne(ctx context.Context, dir, name string, secrets Secrets, harness []
 	c.Fixture = filepath.Join(dir, "fixtures", filepath.FromSlash(r.Fixture()))
 	stored, err := os.ReadFile(c.Fixture)
 	if errors.Is(err, fs.ErrNotExist) {
-		c.Err = errors.New("no stored fixture: record it first (mcpparity record --suite " + dir + " --name " + name + ")")
+		c.Err = errors.New("no stored fixture: record it first (mcpparity record-suite --suite " + dir + " --name " + name + ")")
 		return c
 	} else if err != nil {
 		c.Err = err

@@ -250,7 +250,7 @@ func upstreamFirst(proxy *recorder.Proxy, err error) error {
 }
 
 // recordStdio records the reference pool through the stdio recorder (the
-// pool's server command: the harness's record --upstream-cmd --out-dir,
+// pool's server command: the harness's record-proxy --upstream-cmd --out-dir,
 // one file per server process the pool starts, written as the lines
 // pass), then a client of the
 // 2026-07-28 revision through a recorder in this process (the last
@@ -265,7 +265,7 @@ func (src source) recordStdio(ctx context.Context, harness []string, fixture rec
 	}
 	defer os.RemoveAll(dir)
 	cfg := impl.MCPServerConfig{Enabled: true, Command: harness[0]}
-	cfg.Args = append(append([]string{}, harness[1:]...), "record", "--upstream-cmd", src.command, "--out-dir", dir)
+	cfg.Args = append(append([]string{}, harness[1:]...), "record-proxy", "--upstream-cmd", src.command, "--out-dir", dir)
 	refusal, err := drive(ctx, src, cfg, calls)
 	if err != nil {
 		return nil, "", err

@@ -33,7 +33,7 @@ const committed = "../../fixtures/recordings"
 
 // TestRecordMatchesCommitted records the SDK server twice through the
 // reference pool: the two recordings are byte-identical and equal to the
-// committed fixtures (what `mcpparity record --check` verifies).
+// committed fixtures (what `mcpparity record --drift` verifies).
 func TestRecordMatchesCommitted(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	for _, s := range record.SDKSets {

@@ -34,7 +34,7 @@ type running struct {
 	// byName: the scenario names its stdio recordings as embedded ones
 	// (not a suite's), whatever folder they are read from.
 	byName bool
-	waits   target.Waits
+	waits  target.Waits
 }
 
 // startServers starts the scenario's servers. harness is the command line

@@ -21,7 +21,7 @@ type TargetFile struct {
 		Dump string `json:"dump" yaml:"dump"`
 	} `json:"store" yaml:"store"`
 	Deviations []compare.Deviation `json:"deviations" yaml:"deviations"`
-	// Mutants, for `mcpparity mutate --target-file`: the target's own
+	// Mutants, for `mcpparity mutate-target`: the target's own
 	// mutant catalogue, applied one at a time to a copy of the target
 	// file's folder, which is then built and checked; or compiled into the
 	// target and selected by its switch variable.

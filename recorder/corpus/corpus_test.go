@@ -49,10 +49,10 @@ func run(t *testing.T, args ...string) (int, string) {
 	return code, out.String()
 }
 
-// TestRecordCheck records every recording of the suite again from the live
+// TestRecordDrift records every recording of the suite again from the live
 // servers and compares it with the stored fixture, twice: the second run
 // finds server-memory's file the first one left.
-func TestRecordCheck(t *testing.T) {
+func TestRecordDrift(t *testing.T) {
 	dir, _ := paths(t)
 	servers := filepath.Join(dir, "servers")
 	need(t, filepath.Join(servers, "npm", "node_modules"), "npm ci in servers/npm")
@@ -60,11 +60,11 @@ func TestRecordCheck(t *testing.T) {
 	need(t, filepath.Join(servers, "mcp-go", "bin", "server"), "the mcp-go server (go build -o bin/server . in servers/mcp-go)")
 	need(t, filepath.Join(servers, "rmcp", "target", "release", "mcpparity-rmcp-server"), "the rmcp server (cargo build --release --locked in servers/rmcp)")
 	for i := 1; i <= 2; i++ {
-		code, out := run(t, "record", "--check", "--suite", dir)
+		code, out := run(t, "record-suite", "--drift", "--suite", dir)
 		if code != 0 {
-			t.Fatalf("record --check, run %d: exit %d\n%s", i, code, out)
+			t.Fatalf("record-suite --drift, run %d: exit %d\n%s", i, code, out)
 		}
-		t.Logf("record --check, run %d:\n%s", i, out)
+		t.Logf("record-suite --drift, run %d:\n%s", i, out)
 	}
 }
 

@@ -98,7 +98,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "       mcpparity help <subcommand>   (or <subcommand> --help: its usage)")
 	fmt.Fprintln(w)
 	for _, n := range names() {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-13s %s\n", n, commands[n].summary)
 	}
 }
 

@@ -61,14 +61,14 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// TestRecordCheck: `record --check` passes on the committed fixtures and
+// TestRecordDrift: `record --drift` passes on the committed fixtures and
 // fails, with a diff naming the file and the path, after one byte is
 // changed.
-func TestRecordCheck(t *testing.T) {
+func TestRecordDrift(t *testing.T) {
 	dir := t.TempDir()
 	copyTree(t, filepath.Join(repoRoot, "fixtures", "recordings"), dir)
 	var out, errs bytes.Buffer
-	if code := dispatch(context.Background(), []string{"record", "--check", "--out", dir}, &out, &errs); code != 0 {
+	if code := dispatch(context.Background(), []string{"record", "--drift", "--out", dir}, &out, &errs); code != 0 {
 		t.Fatalf("clean tree: exit %d\n%s%s", code, out.String(), errs.String())
 	}
 	path := filepath.Join(dir, "sdk", "json.json")
@@ -83,7 +83,7 @@ func TestRecordCheck(t *testing.T) {
 	}
 	out.Reset()
 	errs.Reset()
-	if code := dispatch(context.Background(), []string{"record", "--check", "--out", dir}, &out, &errs); code != 1 {
+	if code := dispatch(context.Background(), []string{"record", "--drift", "--out", dir}, &out, &errs); code != 1 {
 		t.Fatalf("changed byte: exit %d, want 1\n%s%s", code, out.String(), errs.String())
 	}
 	for _, want := range []string{"drift  " + filepath.Join(dir, "sdk", "json.json"), "exchanges[0].response.body.result.serverInfo.name", `"Mcpparity-sdk-server"`, "stored: ", "fresh:  ", "ok     " + filepath.Join(dir, "sdk", "sse.json")} {

@@ -21,44 +21,29 @@ func init() {
 	register("mutate-merge", "join the JSON reports of mutate shards", runMutateMerge)
 }
 
-// mutateFlags are the flags of `mcpparity mutate`.
-type mutateFlags struct {
-	rules, shard, jsonOut, pkg, root, catalogue, changed *string
-	coverage, buildDir, target                           *string
-	workers, limit, confirm                              *int
-	operators, noFilter, ownBuilds, noTests, list, check *bool
-	fuzzEvery                                            *bool
-	seed, fuzzSeed                                       *uint64
-	minScore, mult                                       *float64
-	floor, fuzzFor                                       *time.Duration
-	suite                                                *suiteFlags
+// runFlags are the flags mutate and mutate-target share: the mutants of
+// which rules, how many run at once, their timeouts, the JSON report, the
+// fuzz phase and the suites check runs.
+type runFlags struct {
+	rules, jsonOut   *string
+	workers, confirm *int
+	floor, fuzzFor   *time.Duration
+	mult             *float64
+	fuzzEvery        *bool
+	fuzzSeed         *uint64
+	suite            *suiteFlags
 }
 
-func declareMutateFlags(flags *flag.FlagSet) *mutateFlags {
-	return &mutateFlags{
+// declareRunFlags declares the flags of runFlags; floorDefault says what
+// --timeout-floor 0 means.
+func declareRunFlags(flags *flag.FlagSet, floorDefault string) *runFlags {
+	return &runFlags{
 		rules:     flags.String("rule", "", "only the mutants of these rules or mutant ids (comma-separated), e.g. C1,P10"),
-		shard:     flags.String("shard", "1/1", "run the K-th of N deterministic slices, K/N"),
 		jsonOut:   flags.String("json", "", "write the JSON report to this file"),
 		workers:   flags.Int("workers", 0, fmt.Sprintf("runs in flight, a check or a test binary each (0: %d, 4 per CPU)", mutations.DefaultWorkers())),
-		operators: flags.Bool("operators", false, "operator mutants generated from the Go AST instead of the rule catalogue"),
-		pkg:       flags.String("package", "impl", "with --operators: the package folder to mutate, relative to the module root"),
-		limit:     flags.Int("limit", 0, "with --operators: sample at most N mutants (0: all)"),
-		seed:      flags.Uint64("seed", 1, "with --operators --limit: the sampling seed"),
-		minScore:  flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this"),
-		root:      flags.String("root", "", "module root (default: the folder of the nearest go.mod)"),
-		catalogue: flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root (with --target-file: relative to the target file's folder, in place of its mutants section's)"),
-		floor:     flags.Duration("timeout-floor", 0, fmt.Sprintf("per-run timeout: this floor (0: %v, %v with coverage)…", mutations.DefaultFloor, mutations.CoveredFloor)),
-		mult:      flags.Float64("timeout-factor", mutations.DefaultFactor, "…plus this multiple of the baseline's time"),
-		noFilter:  flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)"),
-		changed:   flags.String("changed", "", "only the mutants whose rule's files or scenarios changed since this git revision (git diff --name-only REV)"),
-		ownBuilds: flags.Bool("own-builds", false, "build each mutant alone instead of in the schemata (slower; a cross-check)"),
-		coverage:  flags.String("coverage", "auto", "on: a mutant the unmutated runs never reach is \"not covered\" and not run; auto: on with --operators"),
-		noTests:   flags.Bool("no-tests", false, "judge by the suite only (impl's tests not run)"),
 		confirm:   flags.Int("confirm-workers", 0, "mutants at once when kills are confirmed, after the others, each with up to two runs (0: 2 per CPU)"),
-		list:      flags.Bool("list", false, "list the selected mutants and exit"),
-		buildDir:  flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+schemata.MutantEnv+"=<id> <folder>/mcpparity check"),
-		check:     flags.Bool("check", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check"),
-		target:    flags.String("target-file", "", "mutate a target of its own: its target file's mutants, applied to copies of its folder (docs/targets.md)"),
+		floor:     flags.Duration("timeout-floor", 0, "per-run timeout: this floor (0: "+floorDefault+")…"),
+		mult:      flags.Float64("timeout-factor", mutations.DefaultFactor, "…plus this multiple of the baseline's time"),
 		fuzzFor:   flags.Duration("fuzz", 0, "then fuzz each mutant the suite did not kill for this long (mcpparity fuzz against the reference); 0: no fuzz"),
 		fuzzEvery: flags.Bool("fuzz-every", false, "with --fuzz: fuzz every viable mutant, killed ones too (the search's time to a finding)"),
 		fuzzSeed:  flags.Uint64("fuzz-seed", 1, "with --fuzz: the first sequence's seed of each search"),
@@ -66,61 +51,124 @@ func declareMutateFlags(flags *flag.FlagSet) *mutateFlags {
 	}
 }
 
-// notForTargets are mutate's flags of impl's schemata runs, which a
-// target's own catalogue has no use for: refused, not ignored.
-var notForTargets = []string{"build", "changed", "check", "coverage", "limit", "list", "min-score",
-	"no-filter", "no-tests", "operators", "own-builds", "package", "root", "seed", "shard"}
+// setup reads the suites and the fuzz flags once parsed: check's
+// arguments and the fuzz phase, or an exit code (not 0).
+func (f *runFlags) setup(c *call) ([]string, mutations.FuzzConfig, int) {
+	checkArgs, code := c.suiteCheckArgs(f.suite)
+	if code != 0 {
+		return nil, mutations.FuzzConfig{}, code
+	}
+	if *f.fuzzFor < 0 || *f.fuzzEvery && *f.fuzzFor == 0 {
+		return nil, mutations.FuzzConfig{}, c.badUsage("--fuzz must be positive; --fuzz-every needs --fuzz")
+	}
+	return checkArgs, mutations.FuzzConfig{Duration: *f.fuzzFor, Every: *f.fuzzEvery, Seed: *f.fuzzSeed}, 0
+}
+
+// mutateFlags are the flags of `mcpparity mutate`.
+type mutateFlags struct {
+	*runFlags
+	shard, pkg, root, catalogue, changed, coverage, buildDir *string
+	limit                                                    *int
+	operators, noFilter, ownBuilds, noTests, list            *bool
+	compileOnly                                              *bool
+	seed                                                     *uint64
+	minScore                                                 *float64
+}
+
+func declareMutateFlags(flags *flag.FlagSet) *mutateFlags {
+	return &mutateFlags{
+		runFlags:    declareRunFlags(flags, fmt.Sprintf("%v, %v with coverage", mutations.DefaultFloor, mutations.CoveredFloor)),
+		shard:       flags.String("shard", "1/1", "run the K-th of N deterministic slices, K/N"),
+		operators:   flags.Bool("operators", false, "operator mutants generated from the Go AST instead of the rule catalogue"),
+		pkg:         flags.String("package", "impl", "with --operators: the package folder to mutate, relative to the module root"),
+		limit:       flags.Int("limit", 0, "with --operators: sample at most N mutants (0: all)"),
+		seed:        flags.Uint64("seed", 1, "with --operators --limit: the sampling seed"),
+		minScore:    flags.Float64("min-score", 0, "with --operators: exit 0 when the score (0..1) reaches this"),
+		root:        flags.String("root", "", "module root (default: the folder of the nearest go.mod)"),
+		catalogue:   flags.String("catalogue", "mutations/rules", "catalogue folder, relative to the module root"),
+		noFilter:    flags.Bool("no-filter", false, "run impl's whole tests for every mutant (no rule-named first run)"),
+		changed:     flags.String("changed", "", "only the mutants whose rule's files or scenarios changed since this git revision (git diff --name-only REV)"),
+		ownBuilds:   flags.Bool("own-builds", false, "build each mutant alone instead of in the schemata (slower; a cross-check)"),
+		coverage:    flags.String("coverage", "auto", "on: a mutant the unmutated runs never reach is \"not covered\" and not run; auto: on with --operators"),
+		noTests:     flags.Bool("no-tests", false, "judge by the suite only (impl's tests not run)"),
+		list:        flags.Bool("list", false, "list the selected mutants and exit"),
+		buildDir:    flags.String("build", "", "only build the schemata into this folder (mcpparity, impl.test), to run a mutant by hand: "+schemata.MutantEnv+"=<id> <folder>/mcpparity check"),
+		compileOnly: flags.Bool("compile-only", false, "only compile the selected mutants (the schemata, and each mutant built alone; no run): a quick catalogue check"),
+	}
+}
+
+// mutateOldSpelling is the subcommand and arguments a command line of
+// mutate as once spelled runs now, said in a notice: --target-file runs
+// mutate-target, --check is --compile-only.
+func (c *call) mutateOldSpelling() (string, []string) {
+	if given := givenFlag(c.args, "target-file"); given != "" {
+		c.notice("mutate "+given, "mutate-target "+given)
+		return "mutate-target", c.args
+	}
+	if given := givenFlag(c.args, "check"); given != "" {
+		c.notice("mutate "+given, "mutate "+renamed(given, "check", "compile-only"))
+		return "mutate", renameFlag(c.args, "check", "compile-only")
+	}
+	return "mutate", c.args
+}
 
 // runMutate is `mcpparity mutate`: the rule mutants of the catalogue (or
 // operator mutants with --operators), each judged by the conformance check
 // (the suite) and by impl's tests, from one schemata build.
 func runMutate(ctx context.Context, c *call) int {
-	flags := c.flags("[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--target-file F] [--suite DIR]... [flags]", `
+	name, args := c.mutateOldSpelling()
+	if name != "mutate" {
+		return c.runAs(ctx, name, args)
+	}
+	c.args = args
+	flags := c.flags("[--rule ID[,ID…]] [--changed REV] [--shard K/N] [--operators] [--compile-only] [--suite DIR]... [flags]", `
 Rule mutants (mutations/rules) and operator mutants (--operators) are built
 into one binary and judged by check against the mutated reference, and by
-impl's tests. With --target-file, the target's own catalogue (its mutants
-section) is applied to copies of its folder, each built and checked. With
---suite, check runs the suites' scenarios beside the embedded ones.
+impl's tests. With --suite, check runs the suites' scenarios beside the
+embedded ones. A target's own mutants: mcpparity mutate-target.
 exit codes: 0 every mutant killed by the suite, 1 a survivor (or a timeout,
 or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	f := declareMutateFlags(flags)
 	if code, done := c.parse(); done {
 		return code
 	}
-	checkArgs, code := c.suiteCheckArgs(f.suite)
+	cfg, sh, code := f.config(c)
 	if code != 0 {
 		return code
 	}
-	if *f.fuzzFor < 0 || *f.fuzzEvery && *f.fuzzFor == 0 {
-		return c.badUsage("--fuzz must be positive; --fuzz-every needs --fuzz")
-	}
-	fz := mutations.FuzzConfig{Duration: *f.fuzzFor, Every: *f.fuzzEvery, Seed: *f.fuzzSeed}
-	if *f.target != "" {
-		for _, name := range notForTargets {
-			if isFlagSet(c, name) {
-				return c.badUsage("--%s does not apply with --target-file (a target's own catalogue)", name)
-			}
-		}
-		cat := ""
-		if isFlagSet(c, "catalogue") {
-			cat = *f.catalogue
-		}
-		return c.runTargetMutants(ctx, mutations.TargetConfig{File: *f.target, Workers: *f.workers, ConfirmWorkers: *f.confirm,
-			Floor: *f.floor, Multiplier: *f.mult, CheckArgs: checkArgs, Fuzz: fz, Catalogue: cat}, *f.rules, *f.jsonOut)
+	return c.runImplMutants(ctx, f, cfg, sh)
+}
+
+// config reads mutate's flags once parsed: the runner's configuration and
+// the shard, or an exit code (not 0).
+func (f *mutateFlags) config(c *call) (mutations.Config, catalogue.Shard, int) {
+	checkArgs, fz, code := f.setup(c)
+	if code != 0 {
+		return mutations.Config{}, catalogue.Shard{}, code
 	}
 	sh, err := catalogue.ParseShard(*f.shard)
 	if err != nil {
-		return c.badUsage("%v", err)
+		return mutations.Config{}, sh, c.badUsage("%v", err)
 	}
 	cover, err := coverageOn(*f.coverage, *f.operators)
 	if err != nil {
-		return c.badUsage("%v", err)
+		return mutations.Config{}, sh, c.badUsage("%v", err)
 	}
 	dir, err := moduleRoot(*f.root)
 	if err != nil {
-		return c.fail(2, err)
+		return mutations.Config{}, sh, c.fail(2, err)
 	}
-	ms, err := c.selectMutants(ctx, dir, f)
+	return mutations.Config{
+		Root: dir, Workers: *f.workers, Floor: *f.floor, Multiplier: *f.mult,
+		Progress: c.stderr, NoFilter: *f.noFilter, OwnBuilds: *f.ownBuilds, Coverage: cover, NoTests: *f.noTests,
+		ConfirmWorkers: *f.confirm, CheckArgs: checkArgs, Fuzz: fz,
+	}, sh, 0
+}
+
+// runImplMutants selects impl's mutants and lists, builds, compiles or
+// runs those of the shard.
+func (c *call) runImplMutants(ctx context.Context, f *mutateFlags, cfg mutations.Config, sh catalogue.Shard) int {
+	ms, err := c.selectMutants(ctx, cfg.Root, f)
 	if err != nil {
 		return c.fail(2, err)
 	}
@@ -130,17 +178,13 @@ or a broken catalogue entry), 2 setup error, 130 interrupted`)
 	if *f.list {
 		return listMutants(c.stdout, ms, sh, selected)
 	}
-	r, err := mutations.NewRunner(mutations.Config{
-		Root: dir, Workers: *f.workers, Floor: *f.floor, Multiplier: *f.mult,
-		Progress: c.stderr, NoFilter: *f.noFilter, OwnBuilds: *f.ownBuilds, Coverage: cover, NoTests: *f.noTests,
-		ConfirmWorkers: *f.confirm, CheckArgs: checkArgs, Fuzz: fz,
-	})
+	r, err := mutations.NewRunner(cfg)
 	switch {
 	case err != nil:
 		return c.fail(2, err)
 	case *f.buildDir != "":
 		return c.buildMutants(ctx, r, ms, *f.buildDir)
-	case *f.check:
+	case *f.compileOnly:
 		return c.compileMutants(ctx, r, ms)
 	}
 	mode := modeOf(*f.operators)
@@ -197,7 +241,7 @@ func (c *call) buildMutants(ctx context.Context, r *mutations.Runner, ms []catal
 	return 0
 }
 
-// compileMutants is mutate --check: every selected mutant compiled, none run.
+// compileMutants is mutate --compile-only: every selected mutant compiled, none run.
 func (c *call) compileMutants(ctx context.Context, r *mutations.Runner, ms []catalogue.Mutant) int {
 	res, err := r.Check(ctx, ms)
 	if err != nil {
@@ -255,20 +299,6 @@ func listUnhosted(w io.Writer, ms []catalogue.Mutant, res *mutations.CheckResult
 			fmt.Fprintf(w, "%s (%s:%d) "+own+"\n", m.ID, m.File, m.Line, why)
 		}
 	}
-}
-
-// runTargetMutants is mutate --target-file: a target's own mutants.
-func (c *call) runTargetMutants(ctx context.Context, cfg mutations.TargetConfig, rules, jsonOut string) int {
-	exe, err := os.Executable()
-	if err != nil {
-		return c.fail(2, err)
-	}
-	cfg.Harness, cfg.Progress, cfg.IDs = exe, c.stderr, splitIDs(rules)
-	rep, err := mutations.RunTarget(ctx, cfg)
-	if rep == nil {
-		return c.fail(2, err)
-	}
-	return c.finishReport(rep, jsonOut, 0)
 }
 
 // finishReport prints the report's table, writes its JSON, and returns

@@ -9,11 +9,12 @@ import (
 	"github.com/mcpparity/mcpparity/internal/record"
 )
 
-// writeDrift reports each recording of a record --check, drifted or not,
-// then a total line; accept is the command that records them again. It
+// writeDrift reports each recording of a drift check, drifted or not,
+// then a total line that starts with what (the command); accept is the
+// command that records them again. It
 // returns the exit code: 0 when every recording matches (volatile fields
 // aside), 1 otherwise.
-func writeDrift(w io.Writer, checked []record.Checked, accept string) int {
+func writeDrift(w io.Writer, checked []record.Checked, what, accept string) int {
 	var drifted, failed int
 	for _, c := range checked {
 		switch {
@@ -32,7 +33,7 @@ func writeDrift(w io.Writer, checked []record.Checked, accept string) int {
 		}
 	}
 	if drifted+failed == 0 {
-		fmt.Fprintf(w, "record --check: the %d recording(s) match a fresh recording\n", len(checked))
+		fmt.Fprintf(w, "%s: the %d recording(s) match a fresh recording\n", what, len(checked))
 		return 0
 	}
 	var parts []string
@@ -42,7 +43,7 @@ func writeDrift(w io.Writer, checked []record.Checked, accept string) int {
 	if failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d could not be made again", failed, len(checked)))
 	}
-	fmt.Fprintf(w, "record --check: %s\n", strings.Join(parts, "; "))
+	fmt.Fprintf(w, "%s: %s\n", what, strings.Join(parts, "; "))
 	return 1
 }
 

@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// TestRecordCheckVolatile records the tick server (its answers change on
+// TestRecordDriftVolatile records the tick server (its answers change on
 // every recording, its counter kept in a file) into a suite, over stdio
-// and over HTTP started by the script's serve: record --check passes
+// and over HTTP started by the script's serve: record-suite --drift passes
 // twice in a row with the changing fields named volatile, and fails,
 // naming the path, when the field named is not the one that changed.
-func TestRecordCheckVolatile(t *testing.T) {
+func TestRecordDriftVolatile(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -28,18 +28,18 @@ func TestRecordCheckVolatile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeScript(t, dir, tc.script, []string{"content[0].text", "structuredContent.tick"})
-			mustRun(t, 0, "record", "--suite", dir)
+			mustRun(t, 0, "record-suite", "--suite", dir)
 			for i := range 2 {
-				out := mustRun(t, 0, "record", "--check", "--suite", dir)
+				out := mustRun(t, 0, "record-suite", "--drift", "--suite", dir)
 				for _, want := range []string{"ok     " + filepath.Join(dir, "fixtures", "tick", tc.name+".json"), "volatile field(s) changed",
 					".result.structuredContent.tick (answer to tools/call tick)", "the 1 recording(s) match"} {
 					if !strings.Contains(out, want) {
-						t.Errorf("check %d: output lacks %q:\n%s", i+1, want, out)
+						t.Errorf("drift %d: output lacks %q:\n%s", i+1, want, out)
 					}
 				}
 			}
 			writeScript(t, dir, tc.script, []string{"content[0].text"})
-			out := mustRun(t, 1, "record", "--check", "--suite", dir)
+			out := mustRun(t, 1, "record-suite", "--drift", "--suite", dir)
 			for _, want := range []string{"drift  ", "difference(s) outside the volatile fields", ".result.structuredContent.tick (answer to tools/call tick)",
 				"stored: ", "fresh:  ", "1 of 1 recording(s) drifted"} {
 				if !strings.Contains(out, want) {
@@ -100,7 +100,7 @@ func TestRecordNamesTheUpstream(t *testing.T) {
 		{[]string{"--name", "web", "--upstream", down}, "web: upstream " + down + " is unreachable: connect: connection refused"},
 		{[]string{"--name", "cli", "--upstream-cmd", "mcpparity-no-such-server --stdio"}, `cli: upstream command "mcpparity-no-such-server --stdio": mcpparity-no-such-server is not on PATH`},
 	} {
-		out := mustRun(t, 1, append([]string{"record", "--suite", dir}, c.args...)...)
+		out := mustRun(t, 1, append([]string{"record-suite", "--suite", dir}, c.args...)...)
 		if !strings.Contains(out, c.want) || strings.Contains(out, "Bad Gateway") || strings.Count(out, "\n") != 1 {
 			t.Errorf("%q: want one line with %q, got:\n%s", c.args, c.want, out)
 		}

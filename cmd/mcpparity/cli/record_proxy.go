@@ -10,47 +10,52 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/recorder"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
 
-// proxyFlags are the flags of `mcpparity record --upstream…`.
+func init() {
+	register("record-proxy", "record any server through the recorder as a proxy (HTTP, or a stdio server's command)", runRecordProxy)
+}
+
+// proxyFlags are the flags of `mcpparity record-proxy`.
 type proxyFlags struct {
-	upstream, upstreamCmd, listen *string
-	name, sdkModule, sdkVersion   *string
-	outDir                        *string
-	secrets, headers              listFlag
-	secretEnv, secretPatterns     listFlag
-	noToolProbes                  *bool
+	*serverFlags
+	listen, name, out, outDir *string
+	headers                   listFlag
+	noToolProbes              *bool
 }
 
 func declareProxyFlags(fs *flag.FlagSet) *proxyFlags {
-	p := &proxyFlags{}
-	p.upstream = fs.String("upstream", "", "proxy: `URL` of the server's Streamable HTTP endpoint: the recorder is then an HTTP proxy in front of it; suite: the server to record")
-	p.upstreamCmd = fs.String("upstream-cmd", "", "proxy: `command` line of a stdio server: the recorder runs it and speaks stdio on its own stdin/stdout; suite: the server to record")
-	p.listen = fs.String("listen", "127.0.0.1:0", "proxy: listen address of the HTTP proxy (the bound address is the first line on stdout)")
-	p.name = fs.String("name", "", "proxy: manifest.name (default: the base name of --out); suite: the recording's `name` (fixtures/NAME/, its server's name)")
-	p.sdkModule = fs.String("sdk-module", "", "proxy, suite: the server's SDK, written to manifest.sdkModule and shown in the closing line, nothing else: the replay\n"+
-		"never reads it (the server's own identity is manifest.server, from its serverInfo). Default: the go-sdk\n"+
-		"linked into this binary when the server announces itself as "+sdkserver.Name+", else empty (unknown)")
-	p.sdkVersion = fs.String("sdk-version", "", "proxy, suite: the SDK's version, written to manifest.sdkVersion (default: as for --sdk-module)")
-	fs.Var(&p.secrets, "secret", "proxy, suite: a `secret` value never to be written, e.g. a configured env value (repeatable)")
-	fs.Var(&p.secretEnv, "secret-env", "proxy, suite: the `NAME` of an environment variable whose value is a secret (refused when unset; repeatable)")
-	fs.Var(&p.secretPatterns, "secret-pattern", "proxy, suite: a regular `expression` whose every match in the traffic is a secret (repeatable)")
-	p.noToolProbes = fs.Bool("no-tool-probes", false, "proxy: leave out the probe that calls one of the server's tools without its required arguments\n"+
-		"(the replay then says it could not learn that answer); a suite's call script says it with \"noToolProbes\": true")
-	fs.Var(&p.headers, "header", "proxy: a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
-	p.outDir = fs.String("out-dir", "", "proxy, stdio: instead of --out, write each line as it passes to `DIR`/process-N.jsonl, not redacted,\n"+
+	p := &proxyFlags{serverFlags: declareServerFlags(fs)}
+	p.out = fs.String("out", "", "the fixture `file` to write (or --out-dir)")
+	p.listen = fs.String("listen", "127.0.0.1:0", "listen address of the HTTP proxy (the bound address is the first line on stdout)")
+	p.name = fs.String("name", "", "manifest.name (default: the base name of --out)")
+	p.noToolProbes = fs.Bool("no-tool-probes", false, "leave out the probe that calls one of the server's tools without its required arguments\n"+
+		"(the replay then says it could not learn that answer)")
+	fs.Var(&p.headers, "header", "a configured request `header`: kept, its value written as "+fixtures.SecretPlaceholder+" (repeatable)")
+	p.outDir = fs.String("out-dir", "", "stdio: instead of --out, write each line as it passes to `DIR`/process-N.jsonl, not redacted,\n"+
 		"N counting the processes in the order they start (record uses it for the server processes the pool starts)")
 	return p
 }
 
-// recordProxy is `mcpparity record --upstream…`: the recorder as a
+const recordProxyNotes = `
+The recorder as a standalone proxy for any client and server: with
+--upstream, an HTTP proxy in front of the server (its address the first line
+on stdout); with --upstream-cmd, the stdio server command of a client,
+running the real server. The fixture is written when the client ends its
+session (HTTP DELETE, stdin EOF) or on interrupt.
+` + secretsNote
+
+// runRecordProxy is `mcpparity record-proxy`: the recorder as a
 // standalone proxy in front of an HTTP server (--upstream) or as the stdio
 // server command of a client, running the real server (--upstream-cmd).
-func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
-	if (*p.upstream == "") == (*p.upstreamCmd == "") || (out == "") == (*p.outDir == "") {
+func runRecordProxy(ctx context.Context, c *call) int {
+	fs := c.flags("(--upstream URL | --upstream-cmd CMD) (--out FILE | --out-dir DIR) [flags]", recordProxyNotes)
+	p := declareProxyFlags(fs)
+	if code, done := c.parse(); done {
+		return code
+	}
+	if (*p.upstream == "") == (*p.upstreamCmd == "") || (*p.out == "") == (*p.outDir == "") {
 		return c.badUsage("give exactly one of --upstream URL and --upstream-cmd CMD, and one of --out FILE and --out-dir DIR")
 	}
 	if *p.outDir != "" {
@@ -62,6 +67,12 @@ func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
 		}
 		return 0
 	}
+	return c.recordProxy(ctx, p)
+}
+
+// recordProxy records the server through the proxy into --out.
+func (c *call) recordProxy(ctx context.Context, p *proxyFlags) int {
+	out := *p.out
 	name := *p.name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
@@ -103,26 +114,4 @@ func (c *call) recordProxy(ctx context.Context, p *proxyFlags, out string) int {
 		map[bool]string{true: "exchanges", false: "lines"}[f.HTTP != nil], f.Manifest.ToolCount, f.Manifest.Server, sdk,
 		recorder.SecretsReplaced(f))
 	return 0
-}
-
-// secretValues are the values of --secret and of the variables named by
-// --secret-env.
-func (p *proxyFlags) secretValues() ([]string, error) {
-	env, err := recorder.SecretsFromEnv(p.secretEnv)
-	if err != nil {
-		return nil, fmt.Errorf("--secret-env: %w", err)
-	}
-	return append(append([]string(nil), p.secrets...), env...), nil
-}
-
-// suiteSecrets are the secrets given to record --suite.
-func (p *proxyFlags) suiteSecrets() (record.Secrets, error) {
-	values, err := p.secretValues()
-	if err != nil {
-		return record.Secrets{}, err
-	}
-	if _, err := recorder.CompileSecretPatterns(p.secretPatterns); err != nil {
-		return record.Secrets{}, fmt.Errorf("--secret-pattern: %w", err)
-	}
-	return record.Secrets{Values: values, Patterns: p.secretPatterns}, nil
 }

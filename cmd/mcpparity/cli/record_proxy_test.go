@@ -21,28 +21,36 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRecordHelp: every flag of both record modes is shown, on stdout, and
-// help is not an error.
+// TestRecordHelp: every flag of record, record-proxy and record-suite is
+// shown, on stdout, and help is not an error.
 func TestRecordHelp(t *testing.T) {
-	for _, arg := range []string{"--help", "-h", "-help"} {
-		var out, errs bytes.Buffer
-		if code := dispatch(context.Background(), []string{"record", arg}, &out, &errs); code != 0 {
-			t.Errorf("record %s: exit %d, want 0\n%s", arg, code, errs.String())
-		}
-		for _, flag := range []string{"-check", "-everything", "-golden", "-out", "-upstream ", "-upstream-cmd", "-listen",
-			"-secret", "-header", "-sdk-module", "-sdk-version", "-name"} {
-			if !strings.Contains(out.String(), flag) {
-				t.Errorf("record %s: help lacks %s:\n%s", arg, flag, out.String())
+	for name, flags := range map[string][]string{
+		"record": {"-drift", "-everything", "-modern", "-golden", "-out"},
+		"record-proxy": {"-out ", "-out-dir", "-upstream ", "-upstream-cmd", "-listen", "-secret ", "-secret-env", "-secret-pattern",
+			"-header", "-sdk-module", "-sdk-version", "-name", "-no-tool-probes"},
+		"record-suite": {"-suite", "-name", "-drift", "-upstream ", "-upstream-cmd", "-secret ", "-secret-env", "-secret-pattern",
+			"-sdk-module", "-sdk-version"},
+	} {
+		for _, arg := range []string{"--help", "-h", "-help"} {
+			var out, errs bytes.Buffer
+			if code := dispatch(context.Background(), []string{name, arg}, &out, &errs); code != 0 {
+				t.Errorf("%s %s: exit %d, want 0\n%s", name, arg, code, errs.String())
 			}
-		}
-		if !strings.Contains(out.String(), "manifest.sdkModule") {
-			t.Errorf("record %s: help does not say where --sdk-module goes:\n%s", arg, out.String())
+			for _, flag := range flags {
+				if !strings.Contains(out.String(), flag) {
+					t.Errorf("%s %s: help lacks %s:\n%s", name, arg, flag, out.String())
+				}
+			}
+			if name != "record" && !strings.Contains(out.String(), "manifest.sdkModule") {
+				t.Errorf("%s %s: help does not say where --sdk-module goes:\n%s", name, arg, out.String())
+			}
 		}
 	}
 }
 
 // TestRecordProxyFlagForms: -upstream and --upstream, with a space or an
-// "=", all select the recording proxy.
+// "=", all give record-proxy its upstream, and all run record-proxy when
+// given to record (its old spelling).
 func TestRecordProxyFlagForms(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -51,13 +59,15 @@ func TestRecordProxyFlagForms(t *testing.T) {
 	dead := "http://" + ln.Addr().String() + "/mcp"
 	ln.Close()
 	out := filepath.Join(t.TempDir(), "f.json")
-	for _, args := range [][]string{
-		{"-upstream", dead}, {"--upstream", dead}, {"-upstream=" + dead}, {"--upstream=" + dead},
-	} {
-		var stdout, stderr bytes.Buffer
-		code := dispatch(context.Background(), append(append([]string{"record"}, args...), "-out", out), &stdout, &stderr)
-		if code != 1 || !strings.Contains(stderr.String(), "unreachable") {
-			t.Errorf("record %v: exit %d, want 1 with the unreachable upstream named\n%s", args, code, stderr.String())
+	for _, name := range []string{"record-proxy", "record"} {
+		for _, args := range [][]string{
+			{"-upstream", dead}, {"--upstream", dead}, {"-upstream=" + dead}, {"--upstream=" + dead},
+		} {
+			var stdout, stderr bytes.Buffer
+			code := dispatch(context.Background(), append(append([]string{name}, args...), "-out", out), &stdout, &stderr)
+			if code != 1 || !strings.Contains(stderr.String(), "mcpparity record-proxy: ") || !strings.Contains(stderr.String(), "unreachable") {
+				t.Errorf("%s %v: exit %d, want 1 with the unreachable upstream named\n%s", name, args, code, stderr.String())
+			}
 		}
 	}
 }
@@ -67,7 +77,7 @@ func TestRecordProxyFlagForms(t *testing.T) {
 const conformancePackage = "@modelcontextprotocol/conformance@0.1.13"
 
 // TestConformanceVerdictsAgree runs the conformance suite's server checks
-// against the go-sdk server live, through `record --upstream`, and against
+// against the go-sdk server live, through `record-proxy --upstream`, and against
 // `replay` of that recording: every check gets the same verdict in all
 // three. It needs npx (the package is fetched once, then taken from npm's
 // cache).
@@ -94,10 +104,10 @@ func TestConformanceVerdictsAgree(t *testing.T) {
 	}
 
 	fixture := filepath.Join(dir, "conformance.json")
-	rec := startHarness(t, ctx, exe, "record", "--upstream", "http://"+live.addr+"/mcp", "--out", fixture)
+	rec := startHarness(t, ctx, exe, "record-proxy", "--upstream", "http://"+live.addr+"/mcp", "--out", fixture)
 	recorded := runConformance(t, ctx, npx, rec.addr, filepath.Join(dir, "recorded"))
 	if code, stderr := rec.stop(t); code != 0 {
-		t.Fatalf("record: exit %d\n%s", code, stderr)
+		t.Fatalf("record-proxy: exit %d\n%s", code, stderr)
 	}
 	replay := startHarness(t, ctx, exe, "replay", "--fixture", fixture)
 	replayed := runConformance(t, ctx, npx, replay.addr, filepath.Join(dir, "replayed"))

@@ -11,11 +11,41 @@ import (
 	"github.com/mcpparity/mcpparity/internal/record"
 )
 
-// recordSuite is `mcpparity record --suite DIR …`: a new recording into
-// the suite (--upstream or --upstream-cmd, with --name), the suite's
-// recordings made again from their call scripts, or, with check, compared
-// with fresh ones.
-func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, check bool) int {
+func init() {
+	register("record-suite", "record a server into a suite folder through the reference pool (--drift: compare its recordings with fresh ones)", runRecordSuite)
+}
+
+const recordSuiteNotes = `
+record-suite drives the reference pool against a server into a suite
+folder: with --upstream or --upstream-cmd and --name, it records
+DIR/fixtures/NAME/, writes its call script scenarios/calls-NAME.json (add
+calls there, then record again) and a starting scenario that lists and calls
+the tools; without them, it records again each recording of the suite (or
+NAME) from its call script; --drift compares those with the stored fixtures
+instead. Then: mcpparity golden --suite DIR.
+` + secretsNote + `
+In a suite, its call script's secretEnv and secretPatterns are secrets too.`
+
+// runRecordSuite is `mcpparity record-suite --suite DIR …`.
+func runRecordSuite(ctx context.Context, c *call) int {
+	fs := c.flags("--suite DIR [--name NAME] [--upstream URL | --upstream-cmd CMD] [--drift] [--secret S]... [--secret-env NAME]... [--secret-pattern RE]...", recordSuiteNotes)
+	dir := fs.String("suite", "", "the suite `folder` to record into (fixtures/NAME/, scenarios/calls-NAME.json, a starting scenario); required")
+	name := fs.String("name", "", "the recording's `name` (fixtures/NAME/, its server's name); without --upstream or --upstream-cmd: only it")
+	drift := fs.Bool("drift", false, "record into a temporary folder and fail with a diff when the suite's stored fixtures differ")
+	sf := declareServerFlags(fs)
+	if code, done := c.parse(); done {
+		return code
+	}
+	if *dir == "" {
+		return c.badUsage("--suite is required")
+	}
+	return c.recordSuite(ctx, *dir, *name, sf, *drift)
+}
+
+// recordSuite records into the suite dir: a new recording (--upstream or
+// --upstream-cmd, with --name), the suite's recordings made again from
+// their call scripts, or, with drift, those compared with fresh ones.
+func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlags, drift bool) int {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return c.fail(2, err)
@@ -24,11 +54,11 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 	if err != nil {
 		return c.fail(2, err)
 	}
-	secrets, err := pf.suiteSecrets()
+	secrets, err := sf.suiteSecrets()
 	if err != nil {
 		return c.fail(2, err)
 	}
-	upstream, command, name := *pf.upstream, *pf.upstreamCmd, *pf.name
+	upstream, command := *sf.upstream, *sf.upstreamCmd
 	if upstream != "" && command != "" {
 		return c.badUsage("give one of --upstream URL and --upstream-cmd CMD")
 	}
@@ -38,18 +68,10 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 		}
 	}
 	if upstream != "" || command != "" {
-		if check || name == "" {
-			return c.badUsage("--upstream and --upstream-cmd record a new recording: they need --name and do not go with --check")
+		if drift || name == "" {
+			return c.badUsage("--upstream and --upstream-cmd record a new recording: they need --name and do not go with --drift")
 		}
-		script, err := record.ReadScript(abs, name)
-		if errors.Is(err, fs.ErrNotExist) {
-			script, err = &record.SuiteScript{}, nil
-		}
-		if err != nil {
-			return c.fail(2, err)
-		}
-		script.Upstream, script.UpstreamCmd = upstream, command
-		return c.recordInto(ctx, []record.SuiteRecording{c.suiteRecording(abs, name, *script, pf, secrets)}, exe)
+		return c.recordNew(ctx, abs, name, sf, secrets, exe)
 	}
 	names := []string{name}
 	if name == "" {
@@ -57,25 +79,45 @@ func (c *call) recordSuite(ctx context.Context, dir string, pf *proxyFlags, chec
 			return c.failf(2, "%s holds no recording (scenarios/calls-NAME.json): record one with --name NAME --upstream URL or --upstream-cmd CMD", abs)
 		}
 	}
-	if check {
-		return c.checkSuiteDrift(ctx, dir, abs, names, secrets, exe)
+	if drift {
+		return c.suiteDrift(ctx, dir, abs, names, secrets, exe)
 	}
+	return c.recordAgain(ctx, abs, names, sf, secrets, exe)
+}
+
+// recordNew records the server of --upstream or --upstream-cmd into the
+// suite as name, its call script kept when it has one.
+func (c *call) recordNew(ctx context.Context, abs, name string, sf *serverFlags, secrets record.Secrets, exe string) int {
+	script, err := record.ReadScript(abs, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		script, err = &record.SuiteScript{}, nil
+	}
+	if err != nil {
+		return c.fail(2, err)
+	}
+	script.Upstream, script.UpstreamCmd = *sf.upstream, *sf.upstreamCmd
+	return c.recordInto(ctx, []record.SuiteRecording{c.suiteRecording(abs, name, *script, sf, secrets)}, exe)
+}
+
+// recordAgain makes the suite's recordings of names again from their call
+// scripts.
+func (c *call) recordAgain(ctx context.Context, abs string, names []string, sf *serverFlags, secrets record.Secrets, exe string) int {
 	var recs []record.SuiteRecording
 	for _, n := range names {
 		script, err := record.ReadScript(abs, n)
 		if err != nil {
 			return c.failf(2, "%v (a new recording needs --upstream URL or --upstream-cmd CMD)", err)
 		}
-		recs = append(recs, c.suiteRecording(abs, n, *script, pf, secrets))
+		recs = append(recs, c.suiteRecording(abs, n, *script, sf, secrets))
 	}
 	return c.recordInto(ctx, recs, exe)
 }
 
 // suiteRecording is a recording of the suite, its SDK as given by the
 // flags, else as its script keeps it.
-func (c *call) suiteRecording(dir, name string, script record.SuiteScript, pf *proxyFlags, secrets record.Secrets) record.SuiteRecording {
-	if *pf.sdkModule != "" || *pf.sdkVersion != "" {
-		script.SDKModule, script.SDKVersion = *pf.sdkModule, *pf.sdkVersion
+func (c *call) suiteRecording(dir, name string, script record.SuiteScript, sf *serverFlags, secrets record.Secrets) record.SuiteRecording {
+	if *sf.sdkModule != "" || *sf.sdkVersion != "" {
+		script.SDKModule, script.SDKVersion = *sf.sdkModule, *sf.sdkVersion
 	}
 	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: secrets}
 }
@@ -103,9 +145,9 @@ func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe
 	return 0
 }
 
-// checkSuiteDrift is record --check --suite: fresh recordings compared
-// with the stored fixtures, each named below the folder as given.
-func (c *call) checkSuiteDrift(ctx context.Context, given, dir string, names []string, secrets record.Secrets, exe string) int {
+// suiteDrift is record-suite --drift: fresh recordings compared with the
+// stored fixtures, each named below the folder as given.
+func (c *call) suiteDrift(ctx context.Context, given, dir string, names []string, secrets record.Secrets, exe string) int {
 	checked, err := record.CheckSuite(ctx, dir, names, secrets, []string{exe})
 	if err != nil {
 		return c.fail(2, err)
@@ -115,5 +157,5 @@ func (c *call) checkSuiteDrift(ctx context.Context, given, dir string, names []s
 			checked[i].Name = relativeTo(ch.Fixture, dir, given)
 		}
 	}
-	return writeDrift(c.stdout, checked, "mcpparity record --suite "+given)
+	return writeDrift(c.stdout, checked, "record-suite --drift", "mcpparity record-suite --suite "+given)
 }

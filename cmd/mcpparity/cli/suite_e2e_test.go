@@ -144,13 +144,13 @@ func typescriptSuite(t *testing.T, bin, dir, id string) {
 	}
 	copyTree(t, "testdata/suite-mutants", mutants)
 	report := filepath.Join(t.TempDir(), "mutate.json")
-	code, out := runIn(t, port, bin, "mutate", "--target-file", target, "--json", report)
+	code, out := runIn(t, port, bin, "mutate-target", "--target-file", target, "--json", report)
 	if rep := readMutateReport(t, report); code != 1 || rep.Summary.Survived != 1 {
-		t.Errorf("mutate without the suite: exit %d, %+v, want the mutant to survive\n%s", code, rep.Summary, out)
+		t.Errorf("mutate-target without the suite: exit %d, %+v, want the mutant to survive\n%s", code, rep.Summary, out)
 	}
-	code, out = runIn(t, port, bin, "mutate", "--target-file", target, "--suite", dir, "--json", report)
+	code, out = runIn(t, port, bin, "mutate-target", "--target-file", target, "--suite", dir, "--json", report)
 	if rep := readMutateReport(t, report); code != 0 || rep.Summary.Killed != 1 || rep.Results[0].Scenario != id {
-		t.Errorf("mutate --suite: exit %d, %+v, want the mutant killed by %s\n%s", code, rep, id, out)
+		t.Errorf("mutate-target --suite: exit %d, %+v, want the mutant killed by %s\n%s", code, rep, id, out)
 	}
 }
 
@@ -223,7 +223,7 @@ func portCopy(t *testing.T) string {
 // recordAndGolden runs record, then golden, on the suite dir from work.
 func recordAndGolden(t *testing.T, work, bin, dir string) {
 	t.Helper()
-	for _, args := range [][]string{{"record", "--suite", dir}, {"golden", "--suite", dir}} {
+	for _, args := range [][]string{{"record-suite", "--suite", dir}, {"golden", "--suite", dir}} {
 		if code, out := runIn(t, work, bin, args...); code != 0 {
 			t.Fatalf("%q: exit %d\n%s", args, code, out)
 		}

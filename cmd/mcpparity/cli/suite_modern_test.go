@@ -23,7 +23,7 @@ var modernSuite = map[string]string{
 
 // TestSuiteOfModernServers: servers of three SDKs in the 2026-07-28
 // revision, without sessions or refusing the handshake, recorded into a
-// suite with record --suite (their call script: a result, bad arguments,
+// suite with record-suite (their call script: a result, bad arguments,
 // a tool error, a JSON-RPC error), their golden files written by golden;
 // check --suite passes against the reference and both ports, the refusing
 // server shown as the Go pool shows it.

@@ -143,10 +143,10 @@ func TestSuiteCheckNamesScenarios(t *testing.T) {
 	}
 }
 
-// TestRecordIntoSuite: record --suite drives the reference pool against a
+// TestRecordIntoSuite: record-suite drives the reference pool against a
 // stdio server and an HTTP server into a suite: fixtures, call scripts and
 // starting scenarios that golden and check then run; the starting
-// scenario follows the call script until it is edited; record --check
+// scenario follows the call script until it is edited; record-suite --drift
 // finds a changed byte.
 func TestRecordIntoSuite(t *testing.T) {
 	exe, err := os.Executable()
@@ -155,7 +155,7 @@ func TestRecordIntoSuite(t *testing.T) {
 	}
 	dir := filepath.Join(t.TempDir(), "parity")
 	upstream := "'" + exe + "' sdk-server --stdio"
-	code, out, errs := run("record", "--suite", dir, "--name", "sdk", "--upstream-cmd", upstream)
+	code, out, errs := run("record-suite", "--suite", dir, "--name", "sdk", "--upstream-cmd", upstream)
 	scenario := filepath.Join(dir, "scenarios", "01-sdk.json")
 	if code != 0 || !strings.Contains(out, "recorded "+filepath.Join(dir, "fixtures", "sdk", "stdio.json")+" (server mcpparity-sdk-server/") ||
 		!strings.Contains(out, "scenario "+scenario+": written") || !strings.Contains(out, "no calls: add them to "+filepath.Join(dir, "scenarios", "calls-sdk.json")) {
@@ -170,7 +170,7 @@ func TestRecordIntoSuite(t *testing.T) {
 	if err := os.WriteFile(script, []byte(withCalls), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs = run("record", "--suite", dir); code != 0 || !strings.Contains(out, "(server mcpparity-sdk-server/1.0.0, 11 tool(s), 2 call(s))") || !strings.Contains(out, ": written") {
+	if code, out, errs = run("record-suite", "--suite", dir); code != 0 || !strings.Contains(out, "(server mcpparity-sdk-server/1.0.0, 11 tool(s), 2 call(s))") || !strings.Contains(out, ": written") {
 		t.Fatalf("record from the call script: exit %d\n%s%s", code, out, errs)
 	}
 	if data, _ := os.ReadFile(scenario); !strings.Contains(string(data), `"name": "mcp__sdk__embedded_resource"`) {
@@ -178,7 +178,7 @@ func TestRecordIntoSuite(t *testing.T) {
 	}
 	live := httptest.NewServer(sdkserver.Handler(false))
 	defer live.Close()
-	if code, out, errs = run("record", "--suite", dir, "--name", "web", "--upstream", live.URL+"/mcp"); code != 0 || !strings.Contains(out, filepath.Join(dir, "scenarios", "02-web.json")+": written") {
+	if code, out, errs = run("record-suite", "--suite", dir, "--name", "web", "--upstream", live.URL+"/mcp"); code != 0 || !strings.Contains(out, filepath.Join(dir, "scenarios", "02-web.json")+": written") {
 		t.Fatalf("record over HTTP: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, errs = run("golden", "--suite", dir); code != 0 {
@@ -189,11 +189,11 @@ func TestRecordIntoSuite(t *testing.T) {
 	}
 	recordDriftAndEdits(t, dir, scenario)
 	for _, args := range [][]string{
-		{"record", "--suite", dir, "--upstream-cmd", upstream},
-		{"record", "--suite", dir, "--name", "Bad Name", "--upstream-cmd", upstream},
-		{"record", "--suite", dir, "--out", "x.json"},
-		{"record", "--suite", dir, "--check", "--name", "sdk", "--upstream-cmd", upstream},
-		{"record", "--suite", dir, "--name", "nothing"},
+		{"record-suite", "--suite", dir, "--upstream-cmd", upstream},
+		{"record-suite", "--suite", dir, "--name", "Bad Name", "--upstream-cmd", upstream},
+		{"record-suite", "--suite", dir, "--out", "x.json"},
+		{"record-suite", "--suite", dir, "--drift", "--name", "sdk", "--upstream-cmd", upstream},
+		{"record-suite", "--suite", dir, "--name", "nothing"},
 	} {
 		if code, out, errs := run(args...); code != 2 || out != "" || errs == "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %s", args, code, out, errs)
@@ -201,28 +201,28 @@ func TestRecordIntoSuite(t *testing.T) {
 	}
 }
 
-// recordDriftAndEdits: record --check finds a changed byte of the
+// recordDriftAndEdits: record-suite --drift finds a changed byte of the
 // suite's sdk recording; an edited starting scenario is kept.
 func recordDriftAndEdits(t *testing.T, dir, scenario string) {
 	t.Helper()
-	if code, out, errs := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "ok     "+filepath.Join(dir, "fixtures", "sdk", "stdio.json")+": as stored") {
-		t.Fatalf("record --check: exit %d\n%s%s", code, out, errs)
+	if code, out, errs := run("record-suite", "--drift", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "ok     "+filepath.Join(dir, "fixtures", "sdk", "stdio.json")+": as stored") {
+		t.Fatalf("record-suite --drift: exit %d\n%s%s", code, out, errs)
 	}
 	fixture := filepath.Join(dir, "fixtures", "sdk", "stdio.json")
 	data, _ := os.ReadFile(fixture)
 	if err := os.WriteFile(fixture, []byte(strings.Replace(string(data), `"mcpparity-sdk-server"`, `"Mcpparity-sdk-server"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := run("record", "--check", "--suite", dir, "--name", "sdk"); code != 1 || !strings.Contains(out, "drift  "+fixture) || !strings.Contains(out, `"Mcpparity-sdk-server"`) {
-		t.Errorf("record --check after a changed byte: exit %d\n%s", code, out)
+	if code, out, _ := run("record-suite", "--drift", "--suite", dir, "--name", "sdk"); code != 1 || !strings.Contains(out, "drift  "+fixture) || !strings.Contains(out, `"Mcpparity-sdk-server"`) {
+		t.Errorf("record-suite --drift after a changed byte: exit %d\n%s", code, out)
 	}
 	data, _ = os.ReadFile(scenario)
 	edited := strings.Replace(string(data), `"description": "`, `"description": "Edited. `, 1)
 	if err := os.WriteFile(scenario, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ := run("record", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "scenario "+scenario+": kept: edited") {
-		t.Errorf("record after an edit: exit %d\n%s", code, out)
+	if code, out, _ := run("record-suite", "--suite", dir, "--name", "sdk"); code != 0 || !strings.Contains(out, "scenario "+scenario+": kept: edited") {
+		t.Errorf("record-suite after an edit: exit %d\n%s", code, out)
 	}
 	if data, _ := os.ReadFile(scenario); string(data) != edited {
 		t.Error("an edited scenario was rewritten")
