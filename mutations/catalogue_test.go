@@ -217,7 +217,7 @@ func TestCatalogueCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.Check(t.Context(), ms)
+	res, err := r.Compile(t.Context(), ms)
 	if err != nil {
 		t.Fatal(err)
 	}

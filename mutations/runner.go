@@ -258,8 +258,8 @@ func (r *Runner) progress(done, total int, res Result) {
 		verdictText(res.Verdict, res.Reason), res.Rule, res.ID, by, tests, own, float64(res.Time))
 }
 
-// CheckResult is the outcome of compiling mutants without running them.
-type CheckResult struct {
+// CompileResult is the outcome of compiling mutants without running them.
+type CompileResult struct {
 	// Broken maps each mutant that does not compile to the error.
 	Broken map[string]string
 	// Own maps each mutant built alone to why.
@@ -268,9 +268,9 @@ type CheckResult struct {
 	Hosted int
 }
 
-// Check compiles the mutated packages (no link, no run): the schemata, and
+// Compile compiles the mutated packages (no link, no run): the schemata, and
 // each mutant it cannot host alone. A quick check of a catalogue.
-func (r *Runner) Check(ctx context.Context, ms []catalogue.Mutant) (*CheckResult, error) {
+func (r *Runner) Compile(ctx context.Context, ms []catalogue.Mutant) (*CompileResult, error) {
 	if err := catalogue.Resolve(r.cfg.Root, ms); err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (r *Runner) Check(ctx context.Context, ms []catalogue.Mutant) (*CheckResult
 	if err != nil {
 		return nil, err
 	}
-	res := &CheckResult{Broken: bs.broken, Own: bs.own, Hosted: len(bs.s.IDs)}
+	res := &CompileResult{Broken: bs.broken, Own: bs.own, Hosted: len(bs.s.IDs)}
 	var own []catalogue.Mutant
 	for _, m := range ms {
 		if _, ok := bs.own[m.ID]; ok {
@@ -315,7 +315,7 @@ func (r *Runner) Check(ctx context.Context, ms []catalogue.Mutant) (*CheckResult
 // dir/mcpparity (the harness) and dir/<package>.test, with MutantEnv
 // naming the mutant. It returns what Check returns; the mutants built
 // alone are not in dir.
-func (r *Runner) Build(ctx context.Context, ms []catalogue.Mutant, dir string) (*CheckResult, error) {
+func (r *Runner) Build(ctx context.Context, ms []catalogue.Mutant, dir string) (*CompileResult, error) {
 	if err := catalogue.Resolve(r.cfg.Root, ms); err != nil {
 		return nil, err
 	}
@@ -340,5 +340,5 @@ func (r *Runner) Build(ctx context.Context, ms []catalogue.Mutant, dir string) (
 			return nil, err
 		}
 	}
-	return &CheckResult{Broken: bs.broken, Own: bs.own, Hosted: len(bs.s.IDs)}, nil
+	return &CompileResult{Broken: bs.broken, Own: bs.own, Hosted: len(bs.s.IDs)}, nil
 }

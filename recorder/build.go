@@ -105,7 +105,7 @@ func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 		(m.Server == sdkserver.Name || strings.HasPrefix(m.Server, sdkserver.Name+"/")) {
 		m.SDKModule, m.SDKVersion = GoSDK()
 	}
-	if err := f.Check(); err != nil {
+	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("recorder: built fixture is invalid: %w", err)
 	}
 	data, err := fixtures.Encode(f)

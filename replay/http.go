@@ -47,7 +47,7 @@ func New(fx *fixtures.Fixture, opts Options) (*Replay, error) {
 		return nil, errors.New("replay: nil fixture")
 	}
 	name := fx.Manifest.Name
-	if err := fx.Check(); err != nil {
+	if err := fx.Validate(); err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", name, err)
 	}
 	if fx.Manifest.Transport != fixtures.TransportHTTP {
@@ -128,8 +128,8 @@ func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-// checkHeaders reports required headers missing or different.
-func (r *Replay) checkHeaders(req *http.Request, what string) bool {
+// headersMatch reports required headers missing or different.
+func (r *Replay) headersMatch(req *http.Request, what string) bool {
 	ok := true
 	for name, want := range r.e.opts.RequireHeaders {
 		got, present := req.Header[http.CanonicalHeaderKey(name)]
@@ -296,7 +296,7 @@ func (r *Replay) readPOST(w http.ResponseWriter, req *http.Request) *incoming {
 	if in.Method == "" {
 		what = "POST answer"
 	}
-	if !r.checkHeaders(req, what) {
+	if !r.headersMatch(req, what) {
 		writeJSON(w, http.StatusBadRequest, rpcError(in.ID, CodeHeaderMismatch, "replay: a required header is missing or different (see the replay report)"))
 		return nil
 	}
@@ -588,7 +588,7 @@ func (r *Replay) serveGET(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, pa, nil)
 		return
 	}
-	if !r.checkHeaders(req, "GET") {
+	if !r.headersMatch(req, "GET") {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
 		return
 	}
@@ -719,7 +719,7 @@ func (r *Replay) pump(w http.ResponseWriter, ctx context.Context, sess *session)
 }
 
 func (r *Replay) serveDELETE(w http.ResponseWriter, req *http.Request) {
-	if !r.checkHeaders(req, "DELETE") {
+	if !r.headersMatch(req, "DELETE") {
 		http.Error(w, "replay: a required header is missing or different", http.StatusBadRequest)
 		return
 	}

@@ -148,7 +148,7 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 		return nil, errors.New("replay: nil fixture")
 	}
 	name := fx.Manifest.Name
-	if err := fx.Check(); err != nil {
+	if err := fx.Validate(); err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", name, err)
 	}
 	if fx.Manifest.Transport != fixtures.TransportStdio {

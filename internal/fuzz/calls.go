@@ -100,7 +100,7 @@ func (g *generator) unknownCall(s *stream) {
 	var args string
 	switch s.pick(2, 3, 2, 2, 1) {
 	case 1:
-		args = g.labelProbe(s)
+		args = g.labelBoundary(s)
 	case 2:
 		args = s.object(g.labelMembers(s, nil))
 	case 3:
@@ -117,10 +117,10 @@ func (g *generator) contextWindow(s *stream) string {
 	return oneOf(s, []string{"", "12000", "11999", "12001", "0", "-1", "20000", "null", "2147483647"})
 }
 
-// labelProbe is arguments whose JSON is 119 to 122 runes long, made of
+// labelBoundary is arguments whose JSON is 119 to 122 runes long, made of
 // one character repeated: ASCII, two bytes, three, or beyond the BMP (one
 // rune, two UTF-16 units) at the cut (P15.2).
-func (g *generator) labelProbe(s *stream) string {
+func (g *generator) labelBoundary(s *stream) string {
 	total := 119 + s.intn(4)
 	unit := oneOf(s, []string{"x", "🙂", "é", "漢"})
 	return `{"k":"` + strings.Repeat(unit, total-8) + `"}`
@@ -195,7 +195,7 @@ func (g *generator) genArgs(s *stream) (args, cw string, rules []string) {
 		cw = g.contextWindow(s)
 	case 1:
 		var block string
-		block, cw = g.capProbe(s)
+		block, cw = g.capBoundary(s)
 		ms = append(ms, member{"blocks", "[" + block + "]"})
 		rules = append(rules, "P12.1", "P12.2", "P12.3")
 	case 2:
@@ -223,10 +223,10 @@ func (g *generator) genArgs(s *stream) (args, cw string, rules []string) {
 	return s.object(ms), cw, rules
 }
 
-// capProbe is a text block whose output is one rune short of the cap, at
+// capBoundary is a text block whose output is one rune short of the cap, at
 // it, or past it, in characters of one to four bytes, and the
 // contextWindow that sets the cap (P12).
-func (g *generator) capProbe(s *stream) (block, cw string) {
+func (g *generator) capBoundary(s *stream) (block, cw string) {
 	cw = oneOf(s, []string{"", "12000", "11999", "12001", "0", "-3", "12345", "15000"})
 	limit := 12000
 	if n, err := strconv.Atoi(cw); err == nil && n > limit {

@@ -57,9 +57,9 @@ func (c Call) accepts(outcome string) bool {
 	return outcome == c.expected()
 }
 
-// checkCalls refuses a call without tool or with an outcome it does not
+// validateCalls refuses a call without tool or with an outcome it does not
 // know.
-func checkCalls(calls []Call) error {
+func validateCalls(calls []Call) error {
 	for i, c := range calls {
 		switch {
 		case c.Tool == "":

@@ -46,7 +46,7 @@ func TestCallExpectations(t *testing.T) {
 		`"fails": true is`: {{Tool: "t", Fails: true, Expect: expectToolError}},
 	}
 	for want, calls := range bad {
-		if err := checkCalls(calls); err == nil || !strings.Contains(err.Error(), want) {
+		if err := validateCalls(calls); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("checkCalls(%+v) = %v, want an error with %q", calls, err, want)
 		}
 	}

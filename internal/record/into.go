@@ -51,7 +51,7 @@ func Place(r SuiteRecording, data []byte) (*Recorded, error) {
 
 // into is Into with write writing the fixture into its path.
 func into(r SuiteRecording, write func(path string) (*fixtures.Fixture, error)) (*Recorded, error) {
-	if err := CheckName(r.Name); err != nil {
+	if err := ValidateName(r.Name); err != nil {
 		return nil, err
 	}
 	out := &Recorded{Fixture: filepath.Join(r.Dir, "fixtures", filepath.FromSlash(r.Fixture())), Script: scriptPath(r.Dir, r.Name), Calls: len(r.Script.Calls)}
@@ -172,7 +172,7 @@ func SuiteNames(dir string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		name, ok := strings.CutPrefix(e.Name(), "calls-")
-		if name, ok2 := strings.CutSuffix(name, ".json"); ok && ok2 && CheckName(name) == nil {
+		if name, ok2 := strings.CutSuffix(name, ".json"); ok && ok2 && ValidateName(name) == nil {
 			names = append(names, name)
 		}
 	}

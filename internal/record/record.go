@@ -96,7 +96,7 @@ func Script(s Set) ([]Call, error) {
 	if err := strictjson.Decode("scenarios/"+name, "call script", data, &calls); err != nil {
 		return nil, err
 	}
-	if err := checkCalls(calls); err != nil {
+	if err := validateCalls(calls); err != nil {
 		return nil, fmt.Errorf("scenarios/%s: %w", name, err)
 	}
 	return calls, nil

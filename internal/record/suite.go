@@ -81,9 +81,9 @@ func (r SuiteRecording) secrets() ([]string, []*regexp.Regexp, error) {
 
 var recordingName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
-// CheckName refuses a recording name that is not a folder and server
+// ValidateName refuses a recording name that is not a folder and server
 // name: lower-case letters, digits, '_' and '-'.
-func CheckName(name string) error {
+func ValidateName(name string) error {
 	if !recordingName.MatchString(name) {
 		return fmt.Errorf("recording name %q: want lower-case letters, digits, '_' and '-', e.g. files", name)
 	}
@@ -107,13 +107,13 @@ func ReadScript(dir, name string) (*SuiteScript, error) {
 	if err := strictjson.Decode(p, "call script", data, &s); err != nil {
 		return nil, err
 	}
-	if err := s.check(); err != nil {
+	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return &s, nil
 }
 
-func (s *SuiteScript) check() error {
+func (s *SuiteScript) validate() error {
 	switch {
 	case (s.Upstream == "") == (s.UpstreamCmd == ""):
 		return errors.New("set exactly one of upstream and upstreamCmd")
@@ -122,7 +122,7 @@ func (s *SuiteScript) check() error {
 	case s.Serve == "" && strings.ContainsAny(s.Upstream, "{}"):
 		return fmt.Errorf("upstream %q: {addr} and {port} stand for the address of the server serve starts: set serve", s.Upstream)
 	}
-	return checkCalls(s.Calls)
+	return validateCalls(s.Calls)
 }
 
 // writeScript writes the call script of a suite's recording.
@@ -155,10 +155,10 @@ func (r SuiteRecording) Fixture() string {
 // command line of this harness (the stdio recorder is its record
 // subcommand).
 func recordSuite(ctx context.Context, r SuiteRecording, path string, harness []string) error {
-	if err := CheckName(r.Name); err != nil {
+	if err := ValidateName(r.Name); err != nil {
 		return err
 	}
-	if err := r.Script.check(); err != nil {
+	if err := r.Script.validate(); err != nil {
 		return err
 	}
 	secrets, patterns, err := r.secrets()

@@ -23,9 +23,9 @@ func (t *urlTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	return urlInstance{t.Base}, nil
 }
 
-// Probe checks once, before any scenario, that the target answers: a
+// Reach checks once, before any scenario, that the target answers: a
 // refused connection fails at once.
-func (t *urlTarget) Probe(ctx context.Context) error {
+func (t *urlTarget) Reach(ctx context.Context) error {
 	return WaitReady(ctx, t.Base, 0, nil, true)
 }
 
@@ -98,8 +98,10 @@ func (e *notReadyError) Error() string {
 
 func (e *notReadyError) Unwrap() error { return e.last }
 
-// Prober is a target that can say, once before any scenario, that it
+// Reacher is a target that can say, once before any scenario, that it
 // cannot be reached (url:, image:), so that a check stops at once.
-type Prober interface {
-	Probe(ctx context.Context) error
+type Reacher interface {
+	Reach(ctx context.Context) error
 }
+
+var _ Reacher = (*urlTarget)(nil)

@@ -62,7 +62,7 @@ func LoadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
 	seen := map[string]bool{}
 	var errs []error
 	for i, e := range entries {
-		if err := e.check(seen); err != nil {
+		if err := e.validate(seen); err != nil {
 			errs = append(errs, fmt.Errorf("%s: mutant #%d (%s): %w", file, i+1, e.ID, err))
 			continue
 		}
@@ -87,9 +87,9 @@ func LoadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
 	return c, errors.Join(errs...)
 }
 
-// check reports what is wrong with an entry: a missing or repeated id, a
+// validate reports what is wrong with an entry: a missing or repeated id, a
 // rule or clause that docs/ does not have, no description.
-func (e switchEntry) check(seen map[string]bool) error {
+func (e switchEntry) validate(seen map[string]bool) error {
 	clauses := docs.Clauses()
 	rule := func(c string) bool { return docs.Rule(c) == e.Rule }
 	switch {

@@ -96,11 +96,11 @@ func targetConfig(cfg *runner.Config, spec, file string) ([]compare.Deviation, e
 	return nil, nil
 }
 
-// probe says, once before any scenario, whether a target that can tell
+// reach says, once before any scenario, whether a target that can tell
 // (url:, image:) cannot be reached.
-func probe(ctx context.Context, t target.Target) error {
-	if p, ok := t.(target.Prober); ok {
-		return p.Probe(ctx)
+func reach(ctx context.Context, t target.Target) error {
+	if p, ok := t.(target.Reacher); ok {
+		return p.Reach(ctx)
 	}
 	return nil
 }
@@ -137,7 +137,7 @@ func runCheck(ctx context.Context, c *call) int {
 	}
 	defer outs.abort()
 	cfg.FailFast, cfg.Parallel, cfg.NoRerun = *failFast, *parallel, *noRerun
-	if err := probe(ctx, cfg.Target); err != nil {
+	if err := reach(ctx, cfg.Target); err != nil {
 		return c.failf(exitCannotRun, "target %s cannot be reached, no scenario was run: %v", cfg.Target.Name(), err)
 	}
 	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))

@@ -51,7 +51,7 @@ func runFuzz(ctx context.Context, c *call) int {
 		return c.fail(exitCannotRun, err)
 	}
 	defer outs.abort()
-	if err := probe(ctx, runner.Target.Target); err != nil {
+	if err := reach(ctx, runner.Target.Target); err != nil {
 		return c.failf(exitCannotRun, "target %s cannot be reached: %v", runner.Target.Target.Name(), err)
 	}
 	name := runner.Target.Target.Name()

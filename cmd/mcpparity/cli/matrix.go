@@ -164,7 +164,7 @@ func runColumns(ctx context.Context, base *runner.Config, scs []*scenario.Scenar
 		devs, err := targetConfig(&cfg, im.spec, im.file)
 		if err == nil {
 			col.Target = cfg.Target.Name()
-			err = probe(ctx, cfg.Target)
+			err = reach(ctx, cfg.Target)
 		}
 		if err != nil {
 			col.Err = err.Error()

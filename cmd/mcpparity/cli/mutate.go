@@ -243,7 +243,7 @@ func (c *call) buildMutants(ctx context.Context, r *mutations.Runner, ms []catal
 
 // compileMutants is mutate --compile-only: every selected mutant compiled, none run.
 func (c *call) compileMutants(ctx context.Context, r *mutations.Runner, ms []catalogue.Mutant) int {
-	res, err := r.Check(ctx, ms)
+	res, err := r.Compile(ctx, ms)
 	if err != nil {
 		return c.fail(2, err)
 	}
@@ -291,7 +291,7 @@ The reports may come before, after or among the flags.`)
 
 // listUnhosted prints the mutants the schemata do not hold: those that do
 // not compile, and those built alone (own: a format of the reason).
-func listUnhosted(w io.Writer, ms []catalogue.Mutant, res *mutations.CheckResult, own string) {
+func listUnhosted(w io.Writer, ms []catalogue.Mutant, res *mutations.CompileResult, own string) {
 	for _, m := range ms {
 		if msg, ok := res.Broken[m.ID]; ok {
 			fmt.Fprintf(w, "%s (%s:%d) does not compile:\n%s\n", m.ID, m.File, m.Line, msg)

@@ -63,7 +63,7 @@ func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlag
 		return c.badUsage("give one of --upstream URL and --upstream-cmd CMD")
 	}
 	if name != "" {
-		if err := record.CheckName(name); err != nil {
+		if err := record.ValidateName(name); err != nil {
 			return c.badUsage("--name: %v", err)
 		}
 	}
@@ -148,7 +148,7 @@ func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe
 // suiteDrift is record-suite --drift: fresh recordings compared with the
 // stored fixtures, each named below the folder as given.
 func (c *call) suiteDrift(ctx context.Context, given, dir string, names []string, secrets record.Secrets, exe string) int {
-	checked, err := record.CheckSuite(ctx, dir, names, secrets, []string{exe})
+	checked, err := record.DriftSuite(ctx, dir, names, secrets, []string{exe})
 	if err != nil {
 		return c.fail(2, err)
 	}

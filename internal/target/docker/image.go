@@ -117,8 +117,10 @@ func (t *ImageTarget) preflight(ctx context.Context) (pool *dockertest.Pool, clo
 	return pool, closeIdle, nil
 }
 
-// Probe checks once, before any scenario, the engine and the image.
-func (t *ImageTarget) Probe(ctx context.Context) error {
+var _ target.Reacher = (*ImageTarget)(nil)
+
+// Reach checks once, before any scenario, the engine and the image.
+func (t *ImageTarget) Reach(ctx context.Context) error {
 	_, closeIdle, err := t.preflight(ctx)
 	if err == nil {
 		closeIdle()

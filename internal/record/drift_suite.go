@@ -19,11 +19,11 @@ type Checked struct {
 	Err error
 }
 
-// CheckSuite records each named recording of a suite from its call script
+// DriftSuite records each named recording of a suite from its call script
 // into a temporary folder and compares it with the stored fixture, the
 // calls' volatile fields aside. Every recording is checked, whatever the
 // others gave; err is set only when none could be.
-func CheckSuite(ctx context.Context, dir string, names []string, secrets Secrets, harness []string) ([]Checked, error) {
+func DriftSuite(ctx context.Context, dir string, names []string, secrets Secrets, harness []string) ([]Checked, error) {
 	tmp, err := os.MkdirTemp("", "mcpparity-record-check-")
 	if err != nil {
 		return nil, err
@@ -31,12 +31,12 @@ func CheckSuite(ctx context.Context, dir string, names []string, secrets Secrets
 	defer os.RemoveAll(tmp)
 	var out []Checked
 	for _, name := range names {
-		out = append(out, checkOne(ctx, dir, name, secrets, harness, filepath.Join(tmp, name+".json")))
+		out = append(out, driftOne(ctx, dir, name, secrets, harness, filepath.Join(tmp, name+".json")))
 	}
 	return out, nil
 }
 
-func checkOne(ctx context.Context, dir, name string, secrets Secrets, harness []string, fresh string) Checked {
+func driftOne(ctx context.Context, dir, name string, secrets Secrets, harness []string, fresh string) Checked {
 	c := Checked{Name: name}
 	script, err := ReadScript(dir, name)
 	if errors.Is(err, fs.ErrNotExist) {
