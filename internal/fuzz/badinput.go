@@ -52,7 +52,7 @@ var wrongTypes = map[string][]string{
 
 func (g *generator) badBodyUnit(s *stream) {
 	r := oneOf(s, bodyRoutes)
-	st := scenario.Step{Method: "POST", Path: r.path, Compare: scenario.CompareRefusal}
+	st := request("", nil, scenario.Request{Method: "POST", Path: r.path, Compare: scenario.CompareRefusal})
 	kind := s.pick(2, 3, 4, 3, 2, 1)
 	if kind == 2 && len(r.fields) == 0 || kind == 5 && !refusesEmpty[r.path] {
 		kind = 1
@@ -119,8 +119,9 @@ func (g *generator) wrongMethodUnit(s *stream) {
 		return
 	}
 	method := oneOf(s, []string{"GET", "PUT", "PATCH", "DELETE"})
-	g.add(scenario.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
-		Compare: scenario.CompareAnswered, Store: s.chance(50)})
+	st := request(method+" "+path, []string{"H1.3"}, scenario.Request{Method: method, Path: path, Compare: scenario.CompareAnswered})
+	st.Store = s.chance(50)
+	g.add(st)
 }
 
 // caseMethodUnit sends POST in another case (methods are case-sensitive:
@@ -142,20 +143,22 @@ func (g *generator) caseMethodUnit(s *stream, path string) {
 	case "/api/mcp/tool":
 		ms = append(ms, member{"tool", `"echo"`}, member{"on", "false"})
 	}
-	g.add(withBody(scenario.Step{Name: method + " " + path, Rules: []string{"H1.3"}, Method: method, Path: path,
-		Compare: scenario.CompareAnswered, Store: true}, s.object(ms)))
+	st := withBody(request(method+" "+path, []string{"H1.3"}, scenario.Request{Method: method, Path: path, Compare: scenario.CompareAnswered}),
+		s.object(ms))
+	st.Store = true
+	g.add(st)
 }
 
 func (g *generator) unknownRouteUnit(s *stream) {
 	path := oneOf(s, []string{"/nope", "/api/mcp/save/x", "/api/mcpx", "/internal/facade/v1/mcp/ghost", "/api/mcp/catalog/x", "/api/mcp/%C3%A9"})
 	method := oneOf(s, []string{"GET", "POST"})
-	g.add(scenario.Step{Name: method + " " + path, Rules: []string{"H1.4"}, Method: method, Path: path, Compare: scenario.CompareStatus})
+	g.add(request(method+" "+path, []string{"H1.4"}, scenario.Request{Method: method, Path: path, Compare: scenario.CompareStatus}))
 }
 
 // bigBodyUnit sends a save of one byte over 1 MiB (refused with 413), or
 // of exactly 1 MiB, read and refused by its name (H1.5, C4.3).
 func (g *generator) bigBodyUnit(s *stream) {
-	st := scenario.Step{Name: "a body over 1 MiB", Rules: []string{"H1.5"}, Method: "POST", Path: "/api/mcp/save", PadTo: 1<<20 + 1}
+	st := request("a body over 1 MiB", []string{"H1.5"}, scenario.Request{Method: "POST", Path: "/api/mcp/save", PadTo: 1<<20 + 1})
 	body := map[string]any{"name": s.name(), "command": "fz-nope"}
 	if s.chance(50) {
 		st.Name, st.PadTo, st.Rules = "a body of exactly 1 MiB", 1<<20, []string{"H1.5", "C4.3"}

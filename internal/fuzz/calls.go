@@ -61,8 +61,8 @@ func (g *generator) callStep(s *stream, exposed, args, cw string, rules []string
 	if cw != "" {
 		ms = append(ms, member{"contextWindow", cw})
 	}
-	st := withBody(scenario.Step{Name: "call " + quote(exposed), Rules: rules, Method: "POST",
-		Path: "/internal/facade/v1/mcp/call"}, s.object(ms))
+	st := withBody(request("call "+quote(exposed), rules, scenario.Request{Method: "POST", Path: "/internal/facade/v1/mcp/call"}),
+		s.object(ms))
 	if g.reachesFaults(exposed) {
 		st.Masks = faultMask
 	}

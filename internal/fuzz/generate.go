@@ -96,7 +96,7 @@ func generate(part func(int) *stream, units int, name string) (*Program, error) 
 		p.unitSteps = append(p.unitSteps, len(g.sc.Steps)-before)
 	}
 	if g.observesReplays() && h.fresh1() == 1 {
-		g.add(scenario.Step{Name: "replays", Rules: []string{"P1.1", "P2.5", "S1.1"}, Replays: true})
+		g.add(scenario.Step{Name: "replays", Kind: scenario.KindReplays, Rules: []string{"P1.1", "P2.5", "S1.1"}})
 	}
 	p.Choices.Header = h.used()
 	g.describe()

@@ -197,7 +197,7 @@ func (g *generator) prelude(h *stream) {
 	case 2:
 		g.add(prewarmStep("{}"), statusStep())
 	case 3:
-		g.add(scenario.Step{Name: "test of an unknown name", Rules: []string{"C5.2", "P16.2"}, Method: "POST",
-			Path: "/api/mcp/test", Body: json.RawMessage(`{"name":"ghost"}`)})
+		g.add(request("test of an unknown name", []string{"C5.2", "P16.2"},
+			scenario.Request{Method: "POST", Path: "/api/mcp/test", Body: json.RawMessage(`{"name":"ghost"}`)}))
 	}
 }

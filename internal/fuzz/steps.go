@@ -39,17 +39,22 @@ func (g *generator) unit(s *stream, _ int) {
 	unitWeights[s.pick(weights...)].make(g, s)
 }
 
+// request is a step of kind request.
+func request(name string, rules []string, req scenario.Request) scenario.Step {
+	return scenario.Step{Name: name, Kind: scenario.KindRequest, Rules: rules, Request: req}
+}
+
 func statusStep() scenario.Step {
-	return scenario.Step{Name: "status", Rules: []string{"P16.1", "P16.2", "C8.6", "H3.1"}, Method: "GET", Path: "/api/mcp"}
+	return request("status", []string{"P16.1", "P16.2", "C8.6", "H3.1"}, scenario.Request{Method: "GET", Path: "/api/mcp"})
 }
 
 func toolsStep(body string) scenario.Step {
-	return withBody(scenario.Step{Name: "tools", Rules: []string{"P8.1", "P8.2", "P8.3", "P8.4", "P14.1", "P14.2", "H4.2"},
-		Method: "POST", Path: "/internal/facade/v1/mcp/tools"}, body)
+	return withBody(request("tools", []string{"P8.1", "P8.2", "P8.3", "P8.4", "P14.1", "P14.2", "H4.2"},
+		scenario.Request{Method: "POST", Path: "/internal/facade/v1/mcp/tools"}), body)
 }
 
 func prewarmStep(body string) scenario.Step {
-	return withBody(scenario.Step{Name: "prewarm", Rules: []string{"H4.4"}, Method: "POST", Path: "/internal/facade/v1/mcp/prewarm"}, body)
+	return withBody(request("prewarm", []string{"H4.4"}, scenario.Request{Method: "POST", Path: "/internal/facade/v1/mcp/prewarm"}), body)
 }
 
 // withBody sets a step's body: as body when Go writes it back the same
@@ -82,11 +87,11 @@ func (g *generator) prewarmUnit(s *stream) {
 }
 
 func (g *generator) catalogUnit(*stream) {
-	g.add(scenario.Step{Name: "catalog", Rules: []string{"P17.1", "P17.2", "P17.3", "P17.4", "P17.5"}, Method: "GET", Path: "/api/mcp/catalog"})
+	g.add(request("catalog", []string{"P17.1", "P17.2", "P17.3", "P17.4", "P17.5"}, scenario.Request{Method: "GET", Path: "/api/mcp/catalog"}))
 }
 
 func (g *generator) storeUnit(*stream) {
-	g.add(scenario.Step{Name: "store", Rules: []string{"C8.1", "C8.2"}, Store: true})
+	g.add(scenario.Step{Name: "store", Kind: scenario.KindObserve, Rules: []string{"C8.1", "C8.2"}, Observe: scenario.Observe{Store: true}})
 }
 
 // saveUnit saves a server: a new name, a configured one (replaced whole),
@@ -130,7 +135,7 @@ func (g *generator) saveUnit(s *stream) {
 		rules = append(rules, "C4.4", "C4.6", "C4.7", "H4.1")
 	}
 	raw2, _ := json.Marshal(body)
-	g.add(g.observeStore(s, scenario.Step{Name: "save " + quote(trimmed), Rules: rules, Method: "POST", Path: "/api/mcp/save", Body: raw2}))
+	g.add(g.observeStore(s, request("save "+quote(trimmed), rules, scenario.Request{Method: "POST", Path: "/api/mcp/save", Body: raw2})))
 }
 
 // saveName draws the name a save sends, with the rules it tests.
@@ -196,7 +201,8 @@ func (g *generator) toggleUnit(s *stream) {
 		c.enabled = on
 		rules = []string{"C7.1", "C7.3", "H4.1"}
 	}
-	st := withBody(scenario.Step{Name: "toggle " + quote(name) + " " + strconv.FormatBool(on), Rules: rules, Method: "POST", Path: "/api/mcp/toggle"}, s.object(ms))
+	st := withBody(request("toggle "+quote(name)+" "+strconv.FormatBool(on), rules, scenario.Request{Method: "POST", Path: "/api/mcp/toggle"}),
+		s.object(ms))
 	g.add(g.observeStore(s, st))
 }
 
@@ -213,8 +219,8 @@ func (g *generator) toolToggleUnit(s *stream) {
 	if known {
 		rules = []string{"C6.1", "C6.2", "C6.3", "C7.1", "H4.1"}
 	}
-	st := withBody(scenario.Step{Name: "tool " + quote(name) + " " + quote(tool) + " " + strconv.FormatBool(on), Rules: rules,
-		Method: "POST", Path: "/api/mcp/tool"}, s.object(ms))
+	st := withBody(request("tool "+quote(name)+" "+quote(tool)+" "+strconv.FormatBool(on), rules,
+		scenario.Request{Method: "POST", Path: "/api/mcp/tool"}), s.object(ms))
 	g.add(g.observeStore(s, st))
 }
 
@@ -224,7 +230,7 @@ func (g *generator) testUnit(s *stream) {
 	if known {
 		rules = []string{"C7.1", "C7.3", "P1.3"}
 	}
-	g.add(withBody(scenario.Step{Name: "test " + quote(name), Rules: rules, Method: "POST", Path: "/api/mcp/test"},
+	g.add(withBody(request("test "+quote(name), rules, scenario.Request{Method: "POST", Path: "/api/mcp/test"}),
 		s.object([]member{{"name", s.jsonString(name)}})))
 }
 
@@ -235,7 +241,7 @@ func (g *generator) deleteUnit(s *stream) {
 		delete(g.m.servers, name)
 		rules = []string{"C7.1", "C8.1", "H4.1"}
 	}
-	st := withBody(scenario.Step{Name: "delete " + quote(name), Rules: rules, Method: "POST", Path: "/api/mcp/delete"},
+	st := withBody(request("delete "+quote(name), rules, scenario.Request{Method: "POST", Path: "/api/mcp/delete"}),
 		s.object([]member{{"name", s.jsonString(name)}}))
 	g.add(g.observeStore(s, st))
 }

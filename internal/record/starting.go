@@ -36,8 +36,9 @@ func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*scenario.Scenari
 		Servers: map[string]scenario.ServerSpec{name: sv},
 		Seed:    rawSeed,
 		Steps: []scenario.Step{
-			{Name: "status", Rules: statusRules, Method: "GET", Path: "/api/mcp"},
-			{Name: "tools", Rules: []string{"P8.2", "P8.3", "P8.4"}, Method: "POST", Path: "/internal/facade/v1/mcp/tools", Body: json.RawMessage("{}")},
+			{Name: "status", Kind: scenario.KindRequest, Rules: statusRules, Request: scenario.Request{Method: "GET", Path: "/api/mcp"}},
+			{Name: "tools", Kind: scenario.KindRequest, Rules: []string{"P8.2", "P8.3", "P8.4"},
+				Request: scenario.Request{Method: "POST", Path: "/internal/facade/v1/mcp/tools", Body: json.RawMessage("{}")}},
 		},
 	}
 	seen := map[string]int{}
@@ -53,9 +54,10 @@ func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*scenario.Scenari
 		if seen[c.Tool]++; seen[c.Tool] > 1 {
 			step += " (" + strconv.Itoa(seen[c.Tool]) + ")"
 		}
-		s.Steps = append(s.Steps, scenario.Step{Name: step, Rules: []string{"P11.1"}, Method: "POST", Path: callPath, Body: body})
+		s.Steps = append(s.Steps, scenario.Step{Name: step, Kind: scenario.KindRequest, Rules: []string{"P11.1"},
+			Request: scenario.Request{Method: "POST", Path: callPath, Body: body}})
 	}
-	s.Steps = append(s.Steps, scenario.Step{Name: "replays", Rules: replaysRules, Replays: true})
+	s.Steps = append(s.Steps, scenario.Step{Name: "replays", Kind: scenario.KindReplays, Rules: replaysRules})
 	return s, nil
 }
 

@@ -42,12 +42,12 @@ func TestLiveGenServers(t *testing.T) {
 		Name:    "live-gen",
 		Servers: map[string]scenario.ServerSpec{"s": {Live: "gen-sse"}, "j": {Live: "gen-json"}, "o": {Live: "gen-stdio"}},
 		Seed:    json.RawMessage(`{"s":{"url":"{url:s}"},"j":{"url":"{url:j}"},"o":{"command":"{cmd:o}","args":["{args:o}"]}}`),
-		Steps:   []scenario.Step{{Name: "status", Method: "GET", Path: "/api/mcp"}},
+		Steps:   []scenario.Step{{Name: "status", Kind: scenario.KindRequest, Request: scenario.Request{Method: "GET", Path: "/api/mcp"}}},
 	}
 	args := `{"blocks":[{"type":"text","text":" x","unit":"🙂","repeat":2},{"type":"image","mimeType":"i/p"}],"isError":true}`
 	for _, name := range []string{"s", "j", "o"} {
-		sc.Steps = append(sc.Steps, scenario.Step{Name: "call " + name, Method: "POST", Path: "/internal/facade/v1/mcp/call",
-			Body: json.RawMessage(`{"name":"mcp__` + name + `__gen","args":` + args + `}`)})
+		sc.Steps = append(sc.Steps, scenario.Step{Name: "call " + name, Kind: scenario.KindRequest, Request: scenario.Request{Method: "POST",
+			Path: "/internal/facade/v1/mcp/call", Body: json.RawMessage(`{"name":"mcp__` + name + `__gen","args":` + args + `}`)}})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -29,7 +29,7 @@ type Config struct {
 	// Harness is the command line that runs this harness (its replay
 	// subcommand serves stdio fixtures), e.g. [/usr/bin/mcpparity].
 	Harness []string
-	// Changes are the config changes (step "changes").
+	// Changes are the config changes (a step of kind "changes").
 	Changes []*scenario.Change
 	// RequestTimeout bounds one request to the target; 0 means 60 s.
 	RequestTimeout time.Duration
@@ -160,12 +160,13 @@ func seedStore(ctx context.Context, store target.Store, env target.Env, s *scena
 func (r *stepRunner) steps(ctx context.Context, steps []scenario.Step) (obs []scenario.Observation, expects []*scenario.Observation, err error) {
 	for _, st := range steps {
 		run := []scenario.Step{st}
-		if st.Changes {
+		switch st.Kind {
+		case scenario.KindChanges:
 			run = run[:0]
 			for _, m := range r.cfg.Changes {
 				run = append(run, m.Step())
 			}
-		} else if st.Replays {
+		case scenario.KindReplays:
 			r.stop()
 		}
 		for _, st := range run {
@@ -194,7 +195,7 @@ type stepRunner struct {
 // cannot run); what the target failed to do is in Observation.Failures.
 func (r *stepRunner) step(ctx context.Context, st scenario.Step) (scenario.Observation, error) {
 	o := scenario.Observation{Step: st.Name}
-	if len(st.Parallel) > 0 {
+	if st.Kind == scenario.KindParallel {
 		return r.parallel(ctx, st)
 	}
 	if len(st.WaitStarted) > 0 {
@@ -212,7 +213,7 @@ func (r *stepRunner) step(ctx context.Context, st scenario.Step) (scenario.Obser
 			return o, fmt.Errorf("step %s: release %s: %w", st.Name, name, err)
 		}
 	}
-	if st.Method != "" {
+	if st.Kind == scenario.KindRequest {
 		body, err := r.body(st)
 		if err != nil {
 			return o, fmt.Errorf("step %s: body: %w", st.Name, err)
@@ -245,7 +246,7 @@ func (r *stepRunner) step(ctx context.Context, st scenario.Step) (scenario.Obser
 			return o, fmt.Errorf("step %s: %w", st.Name, err)
 		}
 	}
-	if st.Replays {
+	if st.Kind == scenario.KindReplays {
 		reps, failures, err := r.srv.observeReplays(ctx)
 		if err != nil {
 			return o, fmt.Errorf("step %s: %w", st.Name, err)

@@ -25,7 +25,7 @@ func statusScenario(fixture string, stdio bool) string {
 		seed = `{"srv": {"command": "{cmd:srv}", "args": ["{args:srv}"]}}`
 	}
 	return `{"description": "status", "servers": {"srv": {"replay": "` + fixture + `", "stdio": ` + map[bool]string{true: "true", false: "false"}[stdio] + `}},
-	"seed": ` + seed + `, "steps": [{"name": "status", "method": "GET", "path": "/api/mcp"}]}`
+	"seed": ` + seed + `, "steps": [{"name": "status", "kind": "request", "method": "GET", "path": "/api/mcp"}]}`
 }
 
 // writeSuite makes a suite folder below root: files maps paths inside it

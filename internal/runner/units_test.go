@@ -129,12 +129,12 @@ func TestLoadTargetFile(t *testing.T) {
 
 func TestLoadScenariosRejectsBadFiles(t *testing.T) {
 	for name, body := range map[string]string{
-		"01-unknown-field.json": `{"steps":[{"name":"s","method":"GET","path":"/"}],"nope":1}`,
-		"02-empty-step.json":    `{"steps":[{"name":"s"}]}`,
+		"01-unknown-field.json": `{"steps":[{"name":"s","kind":"request","method":"GET","path":"/"}],"nope":1}`,
+		"02-empty-step.json":    `{"steps":[{"name":"s","kind":"observe"}]}`,
 		"03-two-servers.json":   `{"servers":{"x":{"replay":"a","live":"sse"}},"steps":[]}`,
-		"04-no-name.json":       `{"steps":[{"method":"GET","path":"/"}]}`,
-		"05-both-counts.json":   `{"steps":[{"name":"s","method":"GET","path":"/","processes":["x"],"alive":["x"]}]}`,
-		"06-bare-settle.json":   `{"steps":[{"name":"s","method":"GET","path":"/","settle":"1s"}]}`,
+		"04-no-name.json":       `{"steps":[{"kind":"request","method":"GET","path":"/"}]}`,
+		"05-both-counts.json":   `{"steps":[{"name":"s","kind":"request","method":"GET","path":"/","processes":["x"],"alive":["x"]}]}`,
+		"06-bare-settle.json":   `{"steps":[{"name":"s","kind":"request","method":"GET","path":"/","settle":"1s"}]}`,
 	} {
 		fs := fstest.MapFS{name: {Data: []byte(body)}}
 		if _, err := scenario.LoadScenarios(fs, "."); err == nil || !strings.Contains(err.Error(), name) {

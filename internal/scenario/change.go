@@ -23,7 +23,8 @@ type Change struct {
 func (m *Change) Step() Step {
 	exp := m.Expect
 	exp.Step = "change " + m.Name
-	return Step{Name: exp.Step, Method: m.Method, Path: m.Path, Body: m.Body, Store: true, Expect: &exp}
+	return Step{Name: exp.Step, Kind: KindRequest, Request: Request{Method: m.Method, Path: m.Path, Body: m.Body, Expect: &exp},
+		Observe: Observe{Store: true}}
 }
 
 // loadChanges reads every *.json of dir in fsys, sorted by name.

@@ -53,13 +53,3 @@ func SplitPath(path string) ([]any, error) {
 	}
 	return out, nil
 }
-
-func checkCompare(st Step) error {
-	if !validCompare(st.Compare) {
-		return fmt.Errorf("step %q: compare %q: want %q, %q or %q", st.Name, st.Compare, CompareRefusal, CompareAnswered, CompareStatus)
-	}
-	if st.Compare != CompareExact && st.Method == "" {
-		return fmt.Errorf("step %q: compare is for a request", st.Name)
-	}
-	return nil
-}

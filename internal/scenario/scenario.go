@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
@@ -95,69 +94,6 @@ type ServerSpec struct {
 	Barrier string `json:"barrier,omitempty"`
 }
 
-// Step is one thing the harness does and observes.
-type Step struct {
-	Name string `json:"name"`
-	// Rules are the clauses of docs/rules.md and docs/contract.md the step
-	// tests (e.g. "C4.2", "H1.1"): docs/rules-coverage.md is made of them.
-	Rules []string `json:"rules,omitempty"`
-	// An HTTP request to the target.
-	Method string          `json:"method,omitempty"`
-	Path   string          `json:"path,omitempty"`
-	Body   json.RawMessage `json:"body,omitempty"`
-	// RawBody is sent as is instead of Body (a malformed body).
-	RawBody *string `json:"rawBody,omitempty"`
-	// PadTo pads Body (an object) with a string field "pad" to exactly
-	// this many bytes (a body over the contract's limit).
-	PadTo int `json:"padTo,omitempty"`
-	// ShortBody sends the body with a Content-Length that promises more,
-	// then closes the client's side: a body that cannot be read to its
-	// end (H1.6).
-	ShortBody bool `json:"shortBody,omitempty"`
-	// Headers names answer headers to observe (e.g. "Allow").
-	Headers []string `json:"headers,omitempty"`
-	// Store observes the target's store after the step's request (or alone).
-	Store bool `json:"store,omitempty"`
-	// Replays observes the reports of the scenario's replays.
-	Replays bool `json:"replays,omitempty"`
-	// WaitStarted, before the request, waits until the target has started
-	// this many processes of each named stdio replay.
-	WaitStarted map[string]int `json:"waitStarted,omitempty"`
-	// WaitReceived, before the request, waits until each named replay has
-	// received this many messages of each method (server → method → count).
-	WaitReceived map[string]map[string]int `json:"waitReceived,omitempty"`
-	// Release, before the request, releases the requests the named replays
-	// hold (ServerSpec.Holds).
-	Release []string `json:"release,omitempty"`
-	// After, for a parallel step, waits until the named sibling is done.
-	After string `json:"after,omitempty"`
-	// Processes observes, after the request, the processes of the named
-	// stdio replays: started, and still alive once the target had Settle
-	// (default ProcessSettle) to end those it dropped.
-	Processes []string `json:"processes,omitempty"`
-	// Alive observes only how many processes of the named stdio replays
-	// are still alive once Settle passed: for a server the target ends at
-	// a deadline, which may kill it before it could announce itself, so
-	// that how many started depends on the machine's speed.
-	Alive  []string `json:"alive,omitempty"`
-	Settle string   `json:"settle,omitempty"`
-	// Changes expands into one request-and-store step per config change of
-	// scenarios/changes, checked against their declared expectations.
-	Changes bool `json:"changes,omitempty"`
-	// Parallel runs these steps at the same time; the observation lists
-	// theirs in this order.
-	Parallel []Step `json:"parallel,omitempty"`
-	// Masks, path → prefix: an observed string at that path (e.g.
-	// "body.output") that starts with the prefix is cut after it, followed
-	// by "…": the rest is a transport text of the target's stack.
-	Masks map[string]string `json:"masks,omitempty"`
-	// Expect, when set, must equal the observation (as well as the golden).
-	Expect *Observation `json:"expect,omitempty"`
-	// Compare says how much of the answer is compared: CompareExact (the
-	// default), CompareRefusal, CompareAnswered or CompareStatus.
-	Compare string `json:"compare,omitempty"`
-}
-
 // liveKinds are the values of ServerSpec.Live.
 var liveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio", "empty-json"}
 
@@ -200,100 +136,8 @@ func (s *Scenario) check() error {
 		if err := s.checkStep(st, false); err != nil {
 			return err
 		}
-		if st.Replays && i != len(s.Steps)-1 {
+		if st.Kind == KindReplays && i != len(s.Steps)-1 {
 			return fmt.Errorf("step %q: the replays step stops the target, so it comes last", st.Name)
-		}
-	}
-	return nil
-}
-
-func (s *Scenario) checkStep(st Step, nested bool) error {
-	if st.Name == "" {
-		return errors.New("every step needs a name")
-	}
-	for _, r := range st.Rules {
-		if !validClause(r) {
-			return fmt.Errorf("step %q: unknown clause %q (want a clause of docs/rules.md or docs/contract.md, e.g. C4.2)", st.Name, r)
-		}
-	}
-	if (st.Method == "") != (st.Path == "") {
-		return fmt.Errorf("step %q: method and path go together", st.Name)
-	}
-	if err := checkCompare(st); err != nil {
-		return err
-	}
-	if st.Method == "" && !st.Store && !st.Replays && !st.Changes && len(st.Processes)+len(st.Alive) == 0 && len(st.Parallel) == 0 && len(st.Release) == 0 {
-		return fmt.Errorf("step %q does nothing", st.Name)
-	}
-	if (st.RawBody != nil || st.PadTo > 0 || st.ShortBody) && st.Method == "" {
-		return fmt.Errorf("step %q: rawBody, padTo and shortBody need a request", st.Name)
-	}
-	if st.RawBody != nil && (len(st.Body) > 0 || st.PadTo > 0) {
-		return fmt.Errorf("step %q: rawBody goes alone (no body, no padTo)", st.Name)
-	}
-	if len(st.Parallel) > 0 {
-		if nested || st.Method != "" || st.Store || st.Replays || st.Changes || len(st.Processes)+len(st.Alive) > 0 {
-			return fmt.Errorf("step %q: a parallel step holds only its steps (not nested)", st.Name)
-		}
-		names := map[string]bool{}
-		for _, sub := range st.Parallel {
-			if err := s.checkStep(sub, true); err != nil {
-				return fmt.Errorf("step %q: %w", st.Name, err)
-			}
-			names[sub.Name] = true
-		}
-		after := map[string]string{}
-		for _, sub := range st.Parallel {
-			if sub.After != "" && !names[sub.After] {
-				return fmt.Errorf("step %q: %q comes after %q, which is not one of its steps", st.Name, sub.Name, sub.After)
-			}
-			after[sub.Name] = sub.After
-		}
-		for _, sub := range st.Parallel {
-			// A chain of "after" longer than the steps is a cycle.
-			n, name := 0, sub.Name
-			for ; name != "" && n <= len(st.Parallel); n++ {
-				name = after[name]
-			}
-			if name != "" {
-				return fmt.Errorf("step %q: its steps wait for each other in a cycle", st.Name)
-			}
-		}
-	}
-	if st.After != "" && !nested {
-		return fmt.Errorf("step %q: after is for the steps of a parallel step", st.Name)
-	}
-	for _, name := range st.Release {
-		if sv, ok := s.Servers[name]; !ok || len(sv.Holds) == 0 {
-			return fmt.Errorf("step %q: release: %q is not a replay of this scenario that holds requests", st.Name, name)
-		}
-	}
-	if nested && (st.Replays || st.Changes) {
-		return fmt.Errorf("step %q: replays and changes are not for parallel steps", st.Name)
-	}
-	for _, name := range st.Alive {
-		if slices.Contains(st.Processes, name) {
-			return fmt.Errorf("step %q: %q is in processes and alive: name it in one", st.Name, name)
-		}
-	}
-	if st.Settle != "" {
-		if d, err := time.ParseDuration(st.Settle); err != nil || d <= 0 || len(st.Processes)+len(st.Alive) == 0 {
-			return fmt.Errorf("step %q: settle %q: want a positive duration, with processes or alive", st.Name, st.Settle)
-		}
-	}
-	for path := range st.Masks {
-		if _, err := SplitPath(path); err != nil {
-			return fmt.Errorf("step %q: mask %q: %w", st.Name, path, err)
-		}
-	}
-	for name := range st.WaitStarted {
-		if sv, ok := s.Servers[name]; !ok || !sv.Stdio {
-			return fmt.Errorf("step %q: waitStarted: %q is not a stdio replay of this scenario", st.Name, name)
-		}
-	}
-	for name := range st.WaitReceived {
-		if sv, ok := s.Servers[name]; !ok || sv.Replay == "" {
-			return fmt.Errorf("step %q: waitReceived: %q is not a replay of this scenario", st.Name, name)
 		}
 	}
 	return nil

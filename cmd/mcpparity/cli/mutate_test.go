@@ -41,8 +41,8 @@ func writeCatalogueModule(t *testing.T, withScenarios bool) string {
 		"mutations/rules/P2.json": `{"rule":"P2","summary":"b","mutants":[{"id":"P2-b","file":"impl/b.go","original":"return 2","replacement":"return 0","why":"b"}]}`,
 	}
 	if withScenarios {
-		files["scenarios/01-a.json"] = `{"steps":[{"name":"status","rules":["C1.1"],"method":"GET","path":"/api/mcp"}]}`
-		files["scenarios/02-b.json"] = `{"steps":[{"name":"a step","rules":["P2.1"],"method":"GET","path":"/api/mcp"}]}`
+		files["scenarios/01-a.json"] = `{"steps":[{"name":"status","kind":"request","rules":["C1.1"],"method":"GET","path":"/api/mcp"}]}`
+		files["scenarios/02-b.json"] = `{"steps":[{"name":"a step","kind":"request","rules":["P2.1"],"method":"GET","path":"/api/mcp"}]}`
 	}
 	for name, src := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))

@@ -16,7 +16,7 @@ import (
 // status.
 func statusScenario(fixture string) string {
 	return `{"description": "status", "servers": {"srv": {"replay": "` + fixture + `"}},
-	"seed": {"srv": {"url": "{url:srv}"}}, "steps": [{"name": "status", "method": "GET", "path": "/api/mcp"}]}`
+	"seed": {"srv": {"url": "{url:srv}"}}, "steps": [{"name": "status", "kind": "request", "method": "GET", "path": "/api/mcp"}]}`
 }
 
 // makeSuite writes a suite folder: files maps paths inside it to their
