@@ -30,7 +30,7 @@ func (m *Change) Step() Step {
 // loadChanges reads every *.json of dir in fsys, sorted by name.
 func loadChanges(fsys fs.FS, dir string) ([]*Change, error) {
 	all := func(string) bool { return true }
-	return loadDir(fsys, dir, all, func(m *Change, name string) error {
+	return loadDir(fsys, dir, all, nil, func(m *Change, name string, _ int) error {
 		m.Name = name
 		if m.Method == "" || m.Path == "" || m.Expect.Status == 0 {
 			return errors.New("method, path and expect.status are required")

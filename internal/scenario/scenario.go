@@ -25,9 +25,12 @@ type Scenario struct {
 	// Fixtures is the folder searched first for the recordings it replays
 	// (its suite's fixtures/; the source tree's recordings, LoadSource),
 	// before the embedded ones.
-	Fixtures    string                `json:"-"`
-	Description string                `json:"description"`
-	Servers     map[string]ServerSpec `json:"servers,omitempty"`
+	Fixtures string `json:"-"`
+	// InferredKinds counts the steps of the file that named no kind (the
+	// format before step kinds, legacy.go): their kinds were inferred.
+	InferredKinds int                   `json:"-"`
+	Description   string                `json:"description"`
+	Servers       map[string]ServerSpec `json:"servers,omitempty"`
 	// Env is given to the target (placeholders expanded).
 	Env map[string]string `json:"env,omitempty"`
 	// Launchers are made in {workspace}/bin as links to the harness, e.g.
@@ -101,13 +104,13 @@ var liveKinds = []string{"sse", "json", "gen-sse", "gen-json", "gen-stdio", "emp
 // other files, such as the call scripts, are not scenarios), sorted by name.
 func LoadScenarios(fsys fs.FS, dir string) ([]*Scenario, error) {
 	numbered := func(name string) bool { return name[0] >= '0' && name[0] <= '9' }
-	return loadDir(fsys, dir, numbered, func(s *Scenario, name string) error {
-		s.Name = name
-		return s.check()
+	return loadDir(fsys, dir, numbered, inferKinds, func(s *Scenario, name string, inferred int) error {
+		s.Name, s.InferredKinds = name, inferred
+		return s.validate()
 	})
 }
 
-func (s *Scenario) check() error {
+func (s *Scenario) validate() error {
 	if s.SeedText != "" && len(s.Seed) > 0 {
 		return errors.New("seedText: not beside seed")
 	}
@@ -133,7 +136,7 @@ func (s *Scenario) check() error {
 		}
 	}
 	for i, st := range s.Steps {
-		if err := s.checkStep(st, false); err != nil {
+		if err := s.validateStep(st, false); err != nil {
 			return err
 		}
 		if st.Kind == KindReplays && i != len(s.Steps)-1 {
@@ -143,10 +146,11 @@ func (s *Scenario) check() error {
 	return nil
 }
 
-// loadDir decodes every *.json of dir that keep accepts, strictly, names
-// each value after its file (without ".json"), checks it, and returns them
-// sorted by name. Errors name the file.
-func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, check func(*T, string) error) ([]*T, error) {
+// loadDir decodes every *.json of dir that keep accepts, strictly (after
+// migrate, when set, rewrote an older format; it counts what it changed),
+// names each value after its file (without ".json"), validates it, and
+// returns them sorted by name. Errors name the file.
+func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, migrate func([]byte) ([]byte, int, error), check func(*T, string, int) error) ([]*T, error) {
 	entries, err := fs.ReadDir(fsys, dir) // sorted by file name
 	if err != nil {
 		return nil, err
@@ -161,11 +165,17 @@ func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, check func(*
 		if err != nil {
 			return nil, err
 		}
+		migrated := 0
+		if migrate != nil {
+			if data, migrated, err = migrate(data); err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+		}
 		v := new(T)
 		if err := strictjson.Decode(p, "document", data, v); err != nil {
 			return nil, err
 		}
-		if err := check(v, strings.TrimSuffix(e.Name(), ".json")); err != nil {
+		if err := check(v, strings.TrimSuffix(e.Name(), ".json"), migrated); err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		out = append(out, v)

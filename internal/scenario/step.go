@@ -132,9 +132,9 @@ var kindFields = map[string][]string{
 	KindReplays:  {"processes", "alive", "settle"},
 }
 
-// checkStep checks a step (nested: one of a parallel step's): its name and
+// validateStep checks a step (nested: one of a parallel step's): its name and
 // rules, that it sets only fields of its kind, then the kind's own rules.
-func (s *Scenario) checkStep(st Step, nested bool) error {
+func (s *Scenario) validateStep(st Step, nested bool) error {
 	if st.Name == "" {
 		return errors.New("every step needs a name")
 	}
@@ -157,21 +157,21 @@ func (s *Scenario) checkStep(st Step, nested bool) error {
 	}
 	switch st.Kind {
 	case KindRequest:
-		return s.checkRequest(st, nested)
+		return s.validateRequest(st, nested)
 	case KindObserve:
-		return s.checkObserve(st, nested)
+		return s.validateObserve(st, nested)
 	case KindRelease:
-		return s.checkRelease(st, nested)
+		return s.validateRelease(st, nested)
 	case KindParallel:
-		return s.checkParallel(st, nested)
+		return s.validateParallel(st, nested)
 	case KindChanges:
-		return checkChanges(st, nested)
+		return validateChanges(st, nested)
 	default:
-		return checkReplays(st, nested)
+		return validateReplays(st, nested)
 	}
 }
 
-func (s *Scenario) checkRequest(st Step, nested bool) error {
+func (s *Scenario) validateRequest(st Step, nested bool) error {
 	if st.Method == "" || st.Path == "" {
 		return fmt.Errorf("step %q: kind request needs a method and a path", st.Name)
 	}
@@ -186,30 +186,30 @@ func (s *Scenario) checkRequest(st Step, nested bool) error {
 			return fmt.Errorf("step %q: mask %q: %w", st.Name, path, err)
 		}
 	}
-	if err := checkObservations(st); err != nil {
+	if err := validateObservations(st); err != nil {
 		return err
 	}
-	return s.checkWaits(st, nested)
+	return s.validateWaits(st, nested)
 }
 
-func (s *Scenario) checkObserve(st Step, nested bool) error {
+func (s *Scenario) validateObserve(st Step, nested bool) error {
 	if !st.Store && len(st.Processes)+len(st.Alive) == 0 {
 		return fmt.Errorf("step %q: kind observe observes nothing: want store, processes or alive", st.Name)
 	}
-	if err := checkObservations(st); err != nil {
+	if err := validateObservations(st); err != nil {
 		return err
 	}
-	return s.checkWaits(st, nested)
+	return s.validateWaits(st, nested)
 }
 
-func (s *Scenario) checkRelease(st Step, nested bool) error {
+func (s *Scenario) validateRelease(st Step, nested bool) error {
 	if len(st.Release) == 0 {
 		return fmt.Errorf("step %q: kind release releases nothing: want release", st.Name)
 	}
-	return s.checkWaits(st, nested)
+	return s.validateWaits(st, nested)
 }
 
-func (s *Scenario) checkParallel(st Step, nested bool) error {
+func (s *Scenario) validateParallel(st Step, nested bool) error {
 	if nested {
 		return fmt.Errorf("step %q: a parallel step holds only its steps (not nested)", st.Name)
 	}
@@ -218,7 +218,7 @@ func (s *Scenario) checkParallel(st Step, nested bool) error {
 	}
 	names := map[string]bool{}
 	for _, sub := range st.Parallel {
-		if err := s.checkStep(sub, true); err != nil {
+		if err := s.validateStep(sub, true); err != nil {
 			return fmt.Errorf("step %q: %w", st.Name, err)
 		}
 		names[sub.Name] = true
@@ -243,24 +243,24 @@ func (s *Scenario) checkParallel(st Step, nested bool) error {
 	return nil
 }
 
-func checkChanges(st Step, nested bool) error {
+func validateChanges(st Step, nested bool) error {
 	if nested {
 		return fmt.Errorf("step %q: kind changes is not for the steps of a parallel step", st.Name)
 	}
 	return nil
 }
 
-// checkReplays checks a replays step; that it comes last is checked with
+// validateReplays checks a replays step; that it comes last is checked with
 // the scenario's steps.
-func checkReplays(st Step, nested bool) error {
+func validateReplays(st Step, nested bool) error {
 	if nested {
 		return fmt.Errorf("step %q: kind replays is not for the steps of a parallel step", st.Name)
 	}
-	return checkObservations(st)
+	return validateObservations(st)
 }
 
-// checkObservations checks the process observations of a step.
-func checkObservations(st Step) error {
+// validateObservations checks the process observations of a step.
+func validateObservations(st Step) error {
 	for _, name := range st.Alive {
 		if slices.Contains(st.Processes, name) {
 			return fmt.Errorf("step %q: %q is in processes and alive: name it in one", st.Name, name)
@@ -274,8 +274,8 @@ func checkObservations(st Step) error {
 	return nil
 }
 
-// checkWaits checks what a step waits for against the scenario's servers.
-func (s *Scenario) checkWaits(st Step, nested bool) error {
+// validateWaits checks what a step waits for against the scenario's servers.
+func (s *Scenario) validateWaits(st Step, nested bool) error {
 	if st.After != "" && !nested {
 		return fmt.Errorf("step %q: after is for the steps of a parallel step", st.Name)
 	}

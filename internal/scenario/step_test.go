@@ -18,7 +18,7 @@ func checkSteps(steps string) error {
 	if err := strictjson.Decode("t.json", "scenario", []byte(doc), &s); err != nil {
 		return err
 	}
-	return s.check()
+	return s.validate()
 }
 
 // TestStepKinds: each kind takes its own fields and refuses the others', an

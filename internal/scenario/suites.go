@@ -72,7 +72,7 @@ func loadSuite(su Suite) ([]*Scenario, error) {
 	}
 	for _, s := range scs {
 		s.Suite, s.Dir, s.Fixtures = su.Name, su.Dir, su.FixturesDir()
-		if err := s.checkFixtures(); err != nil {
+		if err := s.validateFixtures(); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.File(), err)
 		}
 	}
@@ -123,7 +123,7 @@ func LoadSource(root, recordings string) ([]*Scenario, []*Change, error) {
 	}
 	for _, s := range scs {
 		s.Dir, s.Fixtures = root, recordings
-		if err := s.checkFixtures(); err != nil {
+		if err := s.validateFixtures(); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", s.File(), err)
 		}
 	}
@@ -196,8 +196,8 @@ func inDirs(name string, dirs []string) bool {
 	return false
 }
 
-// checkFixtures reads every fixture the scenario replays.
-func (s *Scenario) checkFixtures() error {
+// validateFixtures reads every fixture the scenario replays.
+func (s *Scenario) validateFixtures() error {
 	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		sv := s.Servers[name]
 		if sv.Replay == "" {
@@ -237,9 +237,9 @@ func GoldenOf(scs []*Scenario) Golden {
 	}
 }
 
-// CheckGolden reports every scenario of scs whose golden file g cannot
+// RequireGolden reports every scenario of scs whose golden file g cannot
 // read, in one error.
-func CheckGolden(scs []*Scenario, g Golden) error {
+func RequireGolden(scs []*Scenario, g Golden) error {
 	var errs []error
 	for _, s := range scs {
 		if _, err := g(s.GoldenID()); err != nil {

@@ -44,7 +44,7 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*runner.C
 	if err != nil {
 		return nil, nil, nil, c.badUsage("%v", err)
 	}
-	all, err := scenario.Load(sf.builtin(), suites)
+	all, err := c.loadScenarios(sf.builtin(), suites)
 	if err != nil {
 		return nil, nil, nil, c.fail(exitCannotRun, err)
 	}
@@ -62,7 +62,7 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*runner.C
 	}
 	golden := scenario.GoldenOf(all)
 	if needGolden {
-		if err := scenario.CheckGolden(scs, golden); err != nil {
+		if err := scenario.RequireGolden(scs, golden); err != nil {
 			return nil, nil, nil, c.failf(exitCannotRun, "%v; no scenario was run", err)
 		}
 	}

@@ -145,7 +145,7 @@ func (c *call) goldenSetup(sf *suiteFlags, run *regexp.Regexp, runExpr string) (
 	if err != nil {
 		return nil, nil, c.badUsage("%v", err)
 	}
-	all, err := scenario.Load(false, suites)
+	all, err := c.loadScenarios(false, suites)
 	if err != nil {
 		return nil, nil, c.fail(exitCannotRun, err)
 	}

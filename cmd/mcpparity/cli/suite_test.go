@@ -228,3 +228,25 @@ func recordDriftAndEdits(t *testing.T, dir, scenario string) {
 		t.Error("an edited scenario was rewritten")
 	}
 }
+
+// TestSuiteOfStepsWithoutKind: a suite written before steps named their
+// kind still runs, with one notice naming its folder; its old "replays"
+// flag is read as the replays kind.
+func TestSuiteOfStepsWithoutKind(t *testing.T) {
+	old := `{"description": "status", "servers": {"srv": {"replay": "sdk/sse.json"}},
+	"seed": {"srv": {"url": "{url:srv}"}}, "steps": [{"name": "status", "method": "GET", "path": "/api/mcp"},
+	{"name": "store", "store": true}, {"name": "replays", "replays": true}]}`
+	dir := makeSuite(t, filepath.Join(t.TempDir(), "old"), map[string]string{"scenarios/01-old.json": old})
+	code, out, errs := run("golden", "--suite", dir)
+	notice := "mcpparity: " + dir + `: 3 step(s) in 1 scenario file(s) name no kind (the format before step kinds): their kinds were inferred; add "kind" to each (scenarios/README.md)` + "\n"
+	if code != 0 || errs != notice || !strings.Contains(out, "golden: 1 new") {
+		t.Fatalf("golden: exit %d\n%s%s", code, out, errs)
+	}
+	golden, err := os.ReadFile(filepath.Join(dir, "golden", "01-old.golden"))
+	if err != nil || !strings.Contains(string(golden), `"sessions"`) {
+		t.Fatalf("the replays step observed no replay: %v\n%s", err, golden)
+	}
+	if code, out, errs = run("check", "--suite", dir, "--no-builtin"); code != 0 || errs != notice || !strings.Contains(out, "1 passed") {
+		t.Errorf("check: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -3,6 +3,9 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/mcpparity/mcpparity/internal/scenario"
 )
@@ -57,9 +60,9 @@ func (c *call) suiteCheckArgs(sf *suiteFlags) ([]string, int) {
 	if err != nil {
 		return nil, c.badUsage("%v", err)
 	}
-	all, err := scenario.Load(true, suites)
+	all, err := c.loadScenarios(true, suites)
 	if err == nil {
-		err = scenario.CheckGolden(all, scenario.GoldenOf(all))
+		err = scenario.RequireGolden(all, scenario.GoldenOf(all))
 	}
 	if err != nil {
 		return nil, c.failf(2, "%v; no mutant was run", err)
@@ -69,4 +72,22 @@ func (c *call) suiteCheckArgs(sf *suiteFlags) ([]string, int) {
 		args = append(args, "--suite", su.Name+"="+su.Dir)
 	}
 	return args, 0
+}
+
+// loadScenarios loads the scenarios (scenario.Load) and says once, on
+// stderr, which suites hold steps that name no kind: the format before
+// step kinds, still read (their kinds inferred).
+func (c *call) loadScenarios(builtin bool, suites []scenario.Suite) ([]*scenario.Scenario, error) {
+	all, err := scenario.Load(builtin, suites)
+	steps, files := map[string]int{}, map[string]int{}
+	for _, s := range all {
+		if s.InferredKinds > 0 {
+			steps[s.Dir] += s.InferredKinds
+			files[s.Dir]++
+		}
+	}
+	for _, dir := range slices.Sorted(maps.Keys(steps)) {
+		fmt.Fprintf(c.stderr, "mcpparity: %s: %d step(s) in %d scenario file(s) name no kind (the format before step kinds): their kinds were inferred; add \"kind\" to each (scenarios/README.md)\n", dir, steps[dir], files[dir])
+	}
+	return all, err
 }
