@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/procgroup"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -127,7 +127,7 @@ func (s *Stdio) start() (*proc, error) {
 	} else {
 		s.cmd.Stderr = io.MultiWriter(s.cmd.Stderr, &s.stderr)
 	}
-	procgroup.Own(s.cmd)
+	childproc.Own(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("recorder: starting server %s: %w", s.name(), err)
 	}
@@ -148,7 +148,7 @@ func (s *Stdio) serve(ctx context.Context, p *proc, clientIn io.Reader, clientOu
 	go func() {
 		err := s.pump(p.stdout, clientOut, fixtures.DirRecv)
 		if err != nil {
-			procgroup.Kill(s.cmd) // it may be blocked writing the rest of its line
+			childproc.Kill(s.cmd) // it may be blocked writing the rest of its line
 		}
 		exited <- ending{err, s.cmd.Wait()}
 	}()
@@ -195,7 +195,7 @@ func (s *Stdio) serve(ctx context.Context, p *proc, clientIn io.Reader, clientOu
 		}
 		return nil
 	case <-t.C:
-		procgroup.Kill(s.cmd)
+		childproc.Kill(s.cmd)
 		e := <-exited
 		if stopping != nil {
 			return stopping

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpparity/mcpparity/replay/reportdir"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 )
 
 // Report is what a replay observed. Problems are Unmatched,
@@ -149,5 +149,5 @@ func WriteReportFile(path string, rep Report) error {
 	if err != nil {
 		return err
 	}
-	return reportdir.WriteAtomic(path, append(b, '\n'))
+	return childproc.WriteAtomic(path, append(b, '\n'))
 }

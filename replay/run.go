@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/replay/reportdir"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 )
 
 // Config is a replay process (`mcpparity replay`): a fixture served over
@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	}
 	if cfg.WhileLocked != "" {
 		var stop context.CancelFunc
-		ctx, stop = reportdir.WhileHeld(ctx, cfg.WhileLocked)
+		ctx, stop = childproc.WhileHeld(ctx, cfg.WhileLocked)
 		defer stop()
 	}
 	if file := reportFile(cfg); cfg.Stdio && file != "" {
@@ -143,7 +143,7 @@ func delayOf(faults []Fault, kind FaultKind) time.Duration {
 // when the harness made one beside its report folder, else cfg.Fixture.
 func fixtureFile(cfg Config) string {
 	if cfg.ReportDir != "" {
-		if file, ok := reportdir.Dir(cfg.ReportDir).Fixture(cfg.Fixture); ok {
+		if file, ok := childproc.Dir(cfg.ReportDir).Fixture(cfg.Fixture); ok {
 			return file
 		}
 	}
@@ -155,7 +155,7 @@ func fixtureFile(cfg Config) string {
 // while the process lives, which tells the harness this process started
 // (it checks that a client ends what it started, P2). done closes both.
 func startReportDir(dir string, opts *Options) (done func(), err error) {
-	d := reportdir.Dir(dir)
+	d := childproc.Dir(dir)
 	recv, err := os.OpenFile(d.RecvFile(os.Getpid()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -280,7 +280,7 @@ func envMismatches(reqs []string) []string {
 // file of ReportDir ("" for neither).
 func reportFile(cfg Config) string {
 	if cfg.ReportFile == "" && cfg.ReportDir != "" {
-		return reportdir.Dir(cfg.ReportDir).ReportFile(os.Getpid())
+		return childproc.Dir(cfg.ReportDir).ReportFile(os.Getpid())
 	}
 	return cfg.ReportFile
 }

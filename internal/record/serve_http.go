@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpparity/mcpparity/internal/procgroup"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 	"github.com/mcpparity/mcpparity/internal/target"
 )
 
@@ -50,7 +50,7 @@ func startHTTPServer(ctx context.Context, what string, command func(addr string)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr // server-everything's stdout logs every request
-	procgroup.Own(cmd)
+	childproc.Own(cmd)
 	if err := cmd.Start(); err != nil {
 		release()
 		return "", nil, fmt.Errorf("%s: %w", what, err)
@@ -58,7 +58,7 @@ func startHTTPServer(ctx context.Context, what string, command func(addr string)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	stop = func() {
-		procgroup.Kill(cmd)
+		childproc.Kill(cmd)
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/childproc"
 	"github.com/mcpparity/mcpparity/internal/scenario"
-	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
 // pollEvery is how often the harness looks at replays' files while it waits.
@@ -36,7 +36,7 @@ func (r *running) pids(name string) (all, alive []int, err error) {
 		return nil, nil, err
 	}
 	for _, pid := range all {
-		held, err := reportdir.Held(dir.PIDFile(pid))
+		held, err := childproc.Held(dir.PIDFile(pid))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -12,11 +12,11 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
-	"github.com/mcpparity/mcpparity/replay/reportdir"
 )
 
 // running holds the servers of one scenario run.
@@ -25,7 +25,7 @@ type running struct {
 	cmds     map[string][]string // {cmd:NAME} + {args:NAME}
 	replays  map[string]*replay.Replay
 	received map[string]*received     // HTTP replays: messages received
-	stdio    map[string]reportdir.Dir // name → report folder of its processes
+	stdio    map[string]childproc.Dir // name → report folder of its processes
 	lock     string                   // held while the scenario runs
 	reports  string
 	closers  []func()
@@ -41,12 +41,12 @@ type running struct {
 // that runs this harness's replay subcommand (stdio replays).
 func startServers(s *scenario.Scenario, harness []string, workspace, reports string, waits target.Waits) (*running, error) {
 	r := &running{waits: waits.WithDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
-		received: map[string]*received{}, stdio: map[string]reportdir.Dir{}, lock: reportdir.RunLock(reports), reports: reports,
+		received: map[string]*received{}, stdio: map[string]childproc.Dir{}, lock: childproc.RunLock(reports), reports: reports,
 		fixture: s.Fixture, byName: s.Suite == ""}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
-	held, err := reportdir.Hold(r.lock)
+	held, err := childproc.Hold(r.lock)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (r *running) start(name string, sv scenario.ServerSpec, faults []replay.Fau
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		r.stdio[name] = reportdir.Dir(dir)
+		r.stdio[name] = childproc.Dir(dir)
 		argv := append([]string{}, harness...)
 		argv = append(argv, "replay", "--stdio", "--fixture", fixture, "--report-dir", dir, "--while-locked", r.lock)
 		// The spec's faults as written (the target shows its args), then
@@ -131,7 +131,7 @@ func (r *running) start(name string, sv scenario.ServerSpec, faults []replay.Fau
 			argv = append(argv, "--fault", f.String())
 		}
 		if sv.FaultsOnce {
-			argv = append(argv, "--faults-once", reportdir.FaultsOnce(reports, name))
+			argv = append(argv, "--faults-once", childproc.FaultsOnce(reports, name))
 			for _, f := range sv.LaterFaults {
 				argv = append(argv, "--later-fault", f)
 			}
@@ -360,7 +360,7 @@ func (r *running) release(name string) error {
 // recording's name, or a copy of the suite's file in the reports folder,
 // which a container target shares. A scenario of the source tree
 // (scenario.LoadSource) names its recording as the embedded one does; the
-// replay reads the copy (reportdir.Dir.Fixture).
+// replay reads the copy (childproc.Dir.Fixture).
 func (r *running) stdioFixture(name string) (string, error) {
 	_, file, err := r.fixture(name)
 	if err != nil || file == "" {
@@ -370,7 +370,7 @@ func (r *running) stdioFixture(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dst := reportdir.Fixture(r.reports, name)
+	dst := childproc.Fixture(r.reports, name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
 	}

@@ -16,7 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpparity/mcpparity/internal/procgroup"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 )
 
 // cmdTarget runs a command line with {addr}, {state}, {workspace}
@@ -40,8 +40,8 @@ func (t *cmdTarget) Start(ctx context.Context, env Env) (Instance, error) {
 	cmd.Env = append(os.Environ(), vars...)
 	logs := &Capped{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = logs, logs
-	procgroup.Own(cmd)
-	procgroup.DieWithParent(cmd)
+	childproc.Own(cmd)
+	childproc.DieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("target did not start: %w", err)
 	}
@@ -71,7 +71,7 @@ func (c *cmdInstance) Logs() string { return c.logs.String() }
 // Stop sends SIGTERM to the target's process group, then SIGKILL after a
 // grace period.
 func (c *cmdInstance) Stop(ctx context.Context) error {
-	procgroup.Signal(c.cmd, syscall.SIGTERM)
+	childproc.Signal(c.cmd, syscall.SIGTERM)
 	ctx, cancel := context.WithTimeout(ctx, stopGrace)
 	defer cancel()
 	select {
@@ -82,7 +82,7 @@ func (c *cmdInstance) Stop(ctx context.Context) error {
 		waitGroupGone(ctx, c.cmd.Process.Pid)
 	case <-ctx.Done():
 	}
-	procgroup.Signal(c.cmd, syscall.SIGKILL)
+	childproc.Signal(c.cmd, syscall.SIGKILL)
 	<-c.exited
 	return nil
 }
@@ -96,7 +96,7 @@ const stopGrace = 5 * time.Second
 func waitGroupGone(ctx context.Context, pgid int) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for procgroup.Alive(pgid) {
+	for childproc.Alive(pgid) {
 		select {
 		case <-tick.C:
 		case <-ctx.Done():

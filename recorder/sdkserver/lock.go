@@ -3,7 +3,7 @@ package sdkserver
 import (
 	"context"
 
-	"github.com/mcpparity/mcpparity/replay/reportdir"
+	"github.com/mcpparity/mcpparity/internal/childproc"
 )
 
 // WhileLocked returns a context that ends with ctx or as soon as no other
@@ -11,5 +11,5 @@ import (
 // server is gone), so that a stdio server a client left behind ends with
 // the run that started it.
 func WhileLocked(ctx context.Context, path string) (context.Context, context.CancelFunc) {
-	return reportdir.WhileHeld(ctx, path)
+	return childproc.WhileHeld(ctx, path)
 }

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package procgroup
+package childproc
 
 import "syscall"
 

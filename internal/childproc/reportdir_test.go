@@ -1,4 +1,4 @@
-package reportdir
+package childproc
 
 import (
 	"context"

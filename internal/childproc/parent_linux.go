@@ -1,4 +1,4 @@
-package procgroup
+package childproc
 
 import (
 	"os/exec"

@@ -1,4 +1,4 @@
-// Package reportdir is the protocol between the replays and the harness
+// The report folder is the protocol between the replays and the harness
 // that starts them, through files: both sides use it.
 //
 // The harness holds a lock on its run's lock file (RunLock) while the run
@@ -15,7 +15,8 @@
 // process that applies its faults. A recording the harness copied into the
 // run's folder (Fixture) is read by a replay given its name, before the
 // embedded recording of that name.
-package reportdir
+
+package childproc
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package procgroup
+package childproc
 
 import (
 	"os/exec"

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package procgroup
+package childproc
 
 import (
 	"os/exec"
