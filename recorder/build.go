@@ -15,7 +15,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/fixtures/probekind"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 )
 
 // Recording is raw captured traffic, before normalization: HTTP exchanges

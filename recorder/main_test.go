@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/recorder"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"go.uber.org/goleak"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

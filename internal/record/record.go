@@ -18,9 +18,9 @@ import (
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"github.com/mcpparity/mcpparity/recorder"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 	"github.com/mcpparity/mcpparity/scenarios"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

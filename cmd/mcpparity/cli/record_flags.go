@@ -6,8 +6,8 @@ import (
 
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/recorder"
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
 )
 
 // serverFlags are the flags record-proxy and record-suite share: the

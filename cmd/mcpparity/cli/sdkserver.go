@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 )
 
 func init() {

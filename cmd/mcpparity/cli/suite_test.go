@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/recorder/sdkserver"
+	"github.com/mcpparity/mcpparity/internal/sdkserver"
 )
 
 // statusScenario replays sdk/sse.json (or fixture) and observes the
