@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
 func init() {
@@ -22,7 +22,7 @@ const exampleName = "everything"
 
 const initSuiteNotes = `
 The suite holds one recording, fixtures/everything/stdio.json: the
-TypeScript server-everything recorded with npx (` + record.EverythingCommand + `)
+TypeScript server-everything recorded with npx (` + scripted.EverythingCommand + `)
 when npx is on PATH, else (or with --copy, or when that recording fails) a
 copy of the embedded everything/stdio.json; its call script
 scenarios/calls-everything.json, the scenario 01-everything.json that lists
@@ -48,12 +48,12 @@ func runInitSuite(ctx context.Context, c *call) int {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return c.failf(2, "%s is not empty: init-suite writes a new suite", dir)
 	}
-	calls, err := record.Script(record.EverythingSet)
+	calls, err := scripted.Script(scripted.EverythingSet)
 	if err != nil {
 		return c.fail(2, err)
 	}
-	r := record.SuiteRecording{Dir: dir, Name: exampleName, Script: record.SuiteScript{UpstreamCmd: record.EverythingCommand, Calls: calls,
-		SDKModule: record.EverythingModule, SDKVersion: record.EverythingVersion}}
+	r := scripted.SuiteRecording{Dir: dir, Name: exampleName, Script: scripted.SuiteScript{UpstreamCmd: scripted.EverythingCommand, Calls: calls,
+		SDKModule: scripted.EverythingModule, SDKVersion: scripted.EverythingVersion}}
 	res, err := c.exampleRecording(ctx, r, *copyOnly)
 	if err != nil {
 		return c.fail(2, err)
@@ -65,28 +65,28 @@ func runInitSuite(ctx context.Context, c *call) int {
 // exampleRecording records server-everything into the suite with npx, or
 // copies the embedded recording (without npx, with --copy, or when the
 // recording fails: said on stderr).
-func (c *call) exampleRecording(ctx context.Context, r record.SuiteRecording, copyOnly bool) (*record.Recorded, error) {
+func (c *call) exampleRecording(ctx context.Context, r scripted.SuiteRecording, copyOnly bool) (*scripted.Recorded, error) {
 	if !copyOnly {
 		if _, err := exec.LookPath("npx"); err != nil {
-			c.logf("npx is not on PATH: copying the embedded recording %s", record.EverythingSet.File)
+			c.logf("npx is not on PATH: copying the embedded recording %s", scripted.EverythingSet.File)
 		} else {
 			exe, err := os.Executable()
 			if err != nil {
 				return nil, err
 			}
-			fmt.Fprintf(c.stdout, "recording %s (the first start downloads it)\n", record.EverythingCommand)
-			res, err := record.Into(ctx, r, []string{exe})
+			fmt.Fprintf(c.stdout, "recording %s (the first start downloads it)\n", scripted.EverythingCommand)
+			res, err := scripted.Into(ctx, r, []string{exe})
 			if err == nil || ctx.Err() != nil {
 				return res, err
 			}
-			c.logf("recording with npx failed (%v): copying the embedded recording %s", err, record.EverythingSet.File)
+			c.logf("recording with npx failed (%v): copying the embedded recording %s", err, scripted.EverythingSet.File)
 		}
 	}
-	data, err := fixtures.Recordings.ReadFile("recordings/" + record.EverythingSet.File)
+	data, err := fixtures.Recordings.ReadFile("recordings/" + scripted.EverythingSet.File)
 	if err != nil {
 		return nil, err
 	}
-	return record.Place(r, data)
+	return scripted.Place(r, data)
 }
 
 // exampleGolden writes the example suite's golden file.

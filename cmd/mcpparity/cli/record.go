@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/record"
 	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
 func init() {
@@ -80,12 +80,12 @@ func (c *call) recordFixtures(ctx context.Context, out string, drift, everything
 	if err != nil {
 		return c.fail(2, err)
 	}
-	sets := append([]record.Set{}, record.SDKSets...)
+	sets := append([]scripted.Set{}, scripted.SDKSets...)
 	if everything {
-		sets = append(sets, record.EverythingSets...)
+		sets = append(sets, scripted.EverythingSets...)
 	}
 	if modern {
-		sets = append(sets, record.ModernSets...)
+		sets = append(sets, scripted.ModernSets...)
 	}
 	if drift {
 		tmp, err := os.MkdirTemp("", "mcpparity-record-")
@@ -97,8 +97,8 @@ func (c *call) recordFixtures(ctx context.Context, out string, drift, everything
 	}
 	for _, s := range sets {
 		path := filepath.Join(out, s.File)
-		if err := record.Record(ctx, s, path, []string{exe}); err != nil {
-			if errors.Is(err, record.ErrNoNpx) || errors.Is(err, record.ErrNoServer) {
+		if err := scripted.Record(ctx, s, path, []string{exe}); err != nil {
+			if errors.Is(err, scripted.ErrNoNpx) || errors.Is(err, scripted.ErrNoServer) {
 				return c.failf(2, "%s: %v", s.File, err)
 			}
 			return c.failf(1, "%s: %v", s.File, err)
@@ -113,10 +113,10 @@ func (c *call) recordFixtures(ctx context.Context, out string, drift, everything
 
 // fixturesDrift records each set into fresh and compares it with the
 // stored one, the volatile fields of its calls aside.
-func (c *call) fixturesDrift(ctx context.Context, sets []record.Set, fresh, stored, exe string) int {
-	var checked []record.Checked
+func (c *call) fixturesDrift(ctx context.Context, sets []scripted.Set, fresh, stored, exe string) int {
+	var checked []scripted.Checked
 	for _, s := range sets {
-		ch := record.Checked{Name: filepath.Join(stored, s.File)}
+		ch := scripted.Checked{Name: filepath.Join(stored, s.File)}
 		ch.Drift, ch.Err = setDrift(ctx, s, filepath.Join(stored, s.File), filepath.Join(fresh, s.File), exe)
 		checked = append(checked, ch)
 	}
@@ -127,23 +127,23 @@ func (c *call) fixturesDrift(ctx context.Context, sets []record.Set, fresh, stor
 	return writeDrift(c.stdout, checked, "record --drift", accept)
 }
 
-func setDrift(ctx context.Context, s record.Set, stored, fresh, exe string) (record.Drift, error) {
+func setDrift(ctx context.Context, s scripted.Set, stored, fresh, exe string) (scripted.Drift, error) {
 	a, err := os.ReadFile(stored)
 	if err != nil {
-		return record.Drift{}, err
+		return scripted.Drift{}, err
 	}
-	if err := record.Record(ctx, s, fresh, []string{exe}); err != nil {
-		return record.Drift{}, fmt.Errorf("recording it again: %w", err)
+	if err := scripted.Record(ctx, s, fresh, []string{exe}); err != nil {
+		return scripted.Drift{}, fmt.Errorf("recording it again: %w", err)
 	}
-	calls, err := record.Script(s)
+	calls, err := scripted.Script(s)
 	if err != nil {
-		return record.Drift{}, err
+		return scripted.Drift{}, err
 	}
 	b, err := os.ReadFile(fresh)
 	if err != nil {
-		return record.Drift{}, err
+		return scripted.Drift{}, err
 	}
-	return record.Compare(a, b, calls)
+	return scripted.Compare(a, b, calls)
 }
 
 // refreshGolden rewrites the golden files of the source tree's scenarios

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
 // writeDrift reports each recording of a drift check, drifted or not,
@@ -14,7 +14,7 @@ import (
 // command that records them again. It
 // returns the exit code: 0 when every recording matches (volatile fields
 // aside), 1 otherwise.
-func writeDrift(w io.Writer, checked []record.Checked, what, accept string) int {
+func writeDrift(w io.Writer, checked []scripted.Checked, what, accept string) int {
 	var drifted, failed int
 	for _, c := range checked {
 		switch {

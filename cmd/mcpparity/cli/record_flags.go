@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/recorder"
 )
@@ -50,13 +50,13 @@ func (s *serverFlags) secretValues() ([]string, error) {
 }
 
 // suiteSecrets are the secrets given to record-suite.
-func (s *serverFlags) suiteSecrets() (record.Secrets, error) {
+func (s *serverFlags) suiteSecrets() (scripted.Secrets, error) {
 	values, err := s.secretValues()
 	if err != nil {
-		return record.Secrets{}, err
+		return scripted.Secrets{}, err
 	}
 	if _, err := recorder.CompileSecretPatterns(s.secretPatterns); err != nil {
-		return record.Secrets{}, fmt.Errorf("--secret-pattern: %w", err)
+		return scripted.Secrets{}, fmt.Errorf("--secret-pattern: %w", err)
 	}
-	return record.Secrets{Values: values, Patterns: s.secretPatterns}, nil
+	return scripted.Secrets{Values: values, Patterns: s.secretPatterns}, nil
 }

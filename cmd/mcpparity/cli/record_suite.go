@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
 func init() {
@@ -63,7 +63,7 @@ func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlag
 		return c.badUsage("give one of --upstream URL and --upstream-cmd CMD")
 	}
 	if name != "" {
-		if err := record.ValidateName(name); err != nil {
+		if err := scripted.ValidateName(name); err != nil {
 			return c.badUsage("--name: %v", err)
 		}
 	}
@@ -75,7 +75,7 @@ func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlag
 	}
 	names := []string{name}
 	if name == "" {
-		if names, err = record.SuiteNames(abs); err != nil || len(names) == 0 {
+		if names, err = scripted.SuiteNames(abs); err != nil || len(names) == 0 {
 			return c.failf(2, "%s holds no recording (scenarios/calls-NAME.json): record one with --name NAME --upstream URL or --upstream-cmd CMD", abs)
 		}
 	}
@@ -87,24 +87,24 @@ func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlag
 
 // recordNew records the server of --upstream or --upstream-cmd into the
 // suite as name, its call script kept when it has one.
-func (c *call) recordNew(ctx context.Context, abs, name string, sf *serverFlags, secrets record.Secrets, exe string) int {
-	script, err := record.ReadScript(abs, name)
+func (c *call) recordNew(ctx context.Context, abs, name string, sf *serverFlags, secrets scripted.Secrets, exe string) int {
+	script, err := scripted.ReadScript(abs, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		script, err = &record.SuiteScript{}, nil
+		script, err = &scripted.SuiteScript{}, nil
 	}
 	if err != nil {
 		return c.fail(2, err)
 	}
 	script.Upstream, script.UpstreamCmd = *sf.upstream, *sf.upstreamCmd
-	return c.recordInto(ctx, []record.SuiteRecording{c.suiteRecording(abs, name, *script, sf, secrets)}, exe)
+	return c.recordInto(ctx, []scripted.SuiteRecording{c.suiteRecording(abs, name, *script, sf, secrets)}, exe)
 }
 
 // recordAgain makes the suite's recordings of names again from their call
 // scripts.
-func (c *call) recordAgain(ctx context.Context, abs string, names []string, sf *serverFlags, secrets record.Secrets, exe string) int {
-	var recs []record.SuiteRecording
+func (c *call) recordAgain(ctx context.Context, abs string, names []string, sf *serverFlags, secrets scripted.Secrets, exe string) int {
+	var recs []scripted.SuiteRecording
 	for _, n := range names {
-		script, err := record.ReadScript(abs, n)
+		script, err := scripted.ReadScript(abs, n)
 		if err != nil {
 			return c.failf(2, "%v (a new recording needs --upstream URL or --upstream-cmd CMD)", err)
 		}
@@ -115,18 +115,18 @@ func (c *call) recordAgain(ctx context.Context, abs string, names []string, sf *
 
 // suiteRecording is a recording of the suite, its SDK as given by the
 // flags, else as its script keeps it.
-func (c *call) suiteRecording(dir, name string, script record.SuiteScript, sf *serverFlags, secrets record.Secrets) record.SuiteRecording {
+func (c *call) suiteRecording(dir, name string, script scripted.SuiteScript, sf *serverFlags, secrets scripted.Secrets) scripted.SuiteRecording {
 	if *sf.sdkModule != "" || *sf.sdkVersion != "" {
 		script.SDKModule, script.SDKVersion = *sf.sdkModule, *sf.sdkVersion
 	}
-	return record.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: secrets}
+	return scripted.SuiteRecording{Dir: dir, Name: name, Script: script, Secrets: secrets}
 }
 
 // recordInto makes each recording and says what it wrote.
-func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe string) int {
+func (c *call) recordInto(ctx context.Context, recs []scripted.SuiteRecording, exe string) int {
 	stdout := c.stdout
 	for _, r := range recs {
-		res, err := record.Into(ctx, r, []string{exe})
+		res, err := scripted.Into(ctx, r, []string{exe})
 		if err != nil {
 			return c.failf(1, "%s: %v", r.Name, err)
 		}
@@ -147,8 +147,8 @@ func (c *call) recordInto(ctx context.Context, recs []record.SuiteRecording, exe
 
 // suiteDrift is record-suite --drift: fresh recordings compared with the
 // stored fixtures, each named below the folder as given.
-func (c *call) suiteDrift(ctx context.Context, given, dir string, names []string, secrets record.Secrets, exe string) int {
-	checked, err := record.DriftSuite(ctx, dir, names, secrets, []string{exe})
+func (c *call) suiteDrift(ctx context.Context, given, dir string, names []string, secrets scripted.Secrets, exe string) int {
+	checked, err := scripted.DriftSuite(ctx, dir, names, secrets, []string{exe})
 	if err != nil {
 		return c.fail(2, err)
 	}

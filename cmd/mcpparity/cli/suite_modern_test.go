@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
 // modernSuite are the servers of the 2026-07-28 revision a user records
@@ -32,14 +32,14 @@ func TestSuiteOfModernServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	record.ServersDir = filepath.Join(repo, "recorder", "servers")
+	scripted.ServersDir = filepath.Join(repo, "recorder", "servers")
 	bin := builtBinary(t)
 	root := t.TempDir()
 	files := map[string]string{}
 	for name, mode := range modernSuite {
-		set := record.Set{File: mode, Mode: mode}
-		url, command, stop, err := record.Live(context.Background(), set, []string{bin})
-		if errors.Is(err, record.ErrNoServer) {
+		set := scripted.Set{File: mode, Mode: mode}
+		url, command, stop, err := scripted.Live(context.Background(), set, []string{bin})
+		if errors.Is(err, scripted.ErrNoServer) {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("the servers of recorder/servers must be installed in CI: %v", err)
 			}
@@ -49,11 +49,11 @@ func TestSuiteOfModernServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(stop)
-		calls, err := record.Script(set)
+		calls, err := scripted.Script(set)
 		if err != nil {
 			t.Fatal(err)
 		}
-		script, _ := json.Marshal(record.SuiteScript{Upstream: url, UpstreamCmd: command, Calls: calls})
+		script, _ := json.Marshal(scripted.SuiteScript{Upstream: url, UpstreamCmd: command, Calls: calls})
 		files["scenarios/calls-"+name+".json"] = string(script)
 	}
 	dir := makeSuite(t, filepath.Join(root, "modern"), files)

@@ -1,7 +1,8 @@
-// Package record makes the committed recordings: it drives the reference
-// pool through the recording script against a live server, through the
-// recorder, and writes the fixtures.
-package record
+// Package scripted makes recordings by script: it drives the reference pool
+// through a call script against a live server, through the recorder, and
+// writes the fixtures (the embedded sets, a suite's recordings), and says
+// how a fresh recording drifted from the stored one.
+package scripted
 
 import (
 	"context"

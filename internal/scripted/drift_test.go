@@ -1,4 +1,4 @@
-package record_test
+package scripted_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
 // TestCompareVolatile changes the echo call's answers in a committed
@@ -28,20 +28,20 @@ func TestCompareVolatile(t *testing.T) {
 			for _, c := range []struct {
 				name     string
 				fresh    []byte
-				calls    []record.Call
+				calls    []scripted.Call
 				drifted  bool
 				volatile int
 			}{
-				{"named", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content[0].text"}}}, false, 2},
-				{"named above", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content"}}}, false, 2},
-				{"glob", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content[*].text"}}}, false, 2},
+				{"named", answers, []scripted.Call{{Tool: "echo", Args: echo, Volatile: []string{"content[0].text"}}}, false, 2},
+				{"named above", answers, []scripted.Call{{Tool: "echo", Args: echo, Volatile: []string{"content"}}}, false, 2},
+				{"glob", answers, []scripted.Call{{Tool: "echo", Args: echo, Volatile: []string{"content[*].text"}}}, false, 2},
 				{"not named", answers, nil, true, 0},
-				{"another field", answers, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"structuredContent"}}}, true, 0},
-				{"other args", answers, []record.Call{{Tool: "echo", Args: map[string]any{"message": "x"}, Volatile: []string{"content"}}}, true, 0},
-				{"another call", answers, []record.Call{{Tool: "multi_text", Volatile: []string{"content"}}}, true, 0},
-				{"request", requests, []record.Call{{Tool: "echo", Args: echo, Volatile: []string{"content"}}}, true, 0},
+				{"another field", answers, []scripted.Call{{Tool: "echo", Args: echo, Volatile: []string{"structuredContent"}}}, true, 0},
+				{"other args", answers, []scripted.Call{{Tool: "echo", Args: map[string]any{"message": "x"}, Volatile: []string{"content"}}}, true, 0},
+				{"another call", answers, []scripted.Call{{Tool: "multi_text", Volatile: []string{"content"}}}, true, 0},
+				{"request", requests, []scripted.Call{{Tool: "echo", Args: echo, Volatile: []string{"content"}}}, true, 0},
 			} {
-				d, err := record.Compare(stored, c.fresh, c.calls)
+				d, err := scripted.Compare(stored, c.fresh, c.calls)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -81,7 +81,7 @@ func TestCompareProbeLinesByWhatTheyAre(t *testing.T) {
 		{"another answer", probe(req, note, other), true},
 		{"laid out otherwise", []byte(strings.ReplaceAll(string(stored), `,"lines"`, `, "lines"`)), true},
 	} {
-		d, err := record.Compare(stored, c.fresh, nil)
+		d, err := scripted.Compare(stored, c.fresh, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestCompareTimingBornProbes(t *testing.T) {
 		{"a trigger missing, another probe answered otherwise", fx(nss(4), lack(200)), true},
 		{"another probe missing", fx(nss(3), nss(4)), true},
 	} {
-		d, err := record.Compare(stored, c.fresh, nil)
+		d, err := scripted.Compare(stored, c.fresh, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

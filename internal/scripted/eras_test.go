@@ -1,4 +1,4 @@
-package record_test
+package scripted_test
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 	"github.com/mcpparity/mcpparity/recorder"
 	"github.com/mcpparity/mcpparity/replay"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -158,10 +158,10 @@ func sendCase(t *testing.T, url string, c eraCase) eraOutcome {
 
 // live starts a set's server, skipping (failing in CI) when its packages
 // are not installed.
-func live(t *testing.T, s record.Set) (url, command string) {
+func live(t *testing.T, s scripted.Set) (url, command string) {
 	t.Helper()
-	record.ServersDir = "../../recorder/servers"
-	url, command, stop, err := record.Live(context.Background(), s, harness(t))
+	scripted.ServersDir = "../../recorder/servers"
+	url, command, stop, err := scripted.Live(context.Background(), s, harness(t))
 	skipWithoutServers(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func live(t *testing.T, s record.Set) (url, command string) {
 // installs them.
 func skipWithoutServers(t *testing.T, err error) {
 	t.Helper()
-	if errors.Is(err, record.ErrNoServer) {
+	if errors.Is(err, scripted.ErrNoServer) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("the servers of recorder/servers must be installed in CI: %v", err)
 		}
@@ -205,7 +205,7 @@ func serveReplay(t *testing.T, file string) string {
 // replay of its committed recording, in fresh sessions: each gets the
 // same status, Allow and answer from both.
 func TestReplayAsStrictAsLiveHTTP(t *testing.T) {
-	for _, s := range append([]record.Set{record.SDKSets[4]}, record.ModernSets...) {
+	for _, s := range append([]scripted.Set{scripted.SDKSets[4]}, scripted.ModernSets...) {
 		if !strings.HasSuffix(s.Mode, "-http") {
 			continue
 		}
@@ -243,7 +243,7 @@ func TestReplayAsStrictAsLiveStdio(t *testing.T) {
 			firsts[c.name] = c.body
 		}
 	}
-	for _, s := range record.ModernSets {
+	for _, s := range scripted.ModernSets {
 		if !strings.HasSuffix(s.Mode, "-stdio") {
 			continue
 		}
@@ -278,7 +278,7 @@ func firstAnswer(t *testing.T, command, line string) string {
 
 // clientView is what a go-sdk client gets from a server: its connection's
 // error, the tools, and each call's result or error.
-func clientView(t *testing.T, tr func() mcp.Transport, opts *mcp.ClientSessionOptions, calls []record.Call) []string {
+func clientView(t *testing.T, tr func() mcp.Transport, opts *mcp.ClientSessionOptions, calls []scripted.Call) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -313,10 +313,10 @@ func clientView(t *testing.T, tr func() mcp.Transport, opts *mcp.ClientSessionOp
 // what they get from the live server: the same connection outcome, tools
 // and call results.
 func TestReplayServesBothErasAsLive(t *testing.T) {
-	for _, s := range append(append([]record.Set{}, record.SDKSets...), record.ModernSets...) {
+	for _, s := range append(append([]scripted.Set{}, scripted.SDKSets...), scripted.ModernSets...) {
 		t.Run(s.File, func(t *testing.T) {
 			url, command := live(t, s)
-			calls, err := record.Script(s)
+			calls, err := scripted.Script(s)
 			if err != nil {
 				t.Fatal(err)
 			}

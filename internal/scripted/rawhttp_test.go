@@ -1,4 +1,4 @@
-package record_test
+package scripted_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpparity/mcpparity/fixtures"
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
 )
@@ -95,7 +95,7 @@ const initParams = `{"clientInfo":{"name":"mcpparity-ref","version":"1.0.0"},"pr
 // converse runs the recorded conversation: initialize, the GET stream,
 // initialized, tools/list, every call, DELETE. A refused initialize ends
 // it, as it ends a client.
-func (c *rawClient) converse(calls []record.Call) {
+func (c *rawClient) converse(calls []scripted.Call) {
 	o, res := c.post("initialize", bodyWithID(c.nextID(), `"method":"initialize","params":`+initParams))
 	if o.Status != http.StatusOK || res == nil || res["result"] == nil {
 		return
@@ -124,13 +124,13 @@ func (c *rawClient) converse(calls []record.Call) {
 	c.closeGET()
 }
 
-func callBody(id string, call record.Call) string {
+func callBody(id string, call scripted.Call) string {
 	params, _ := json.Marshal(map[string]any{"name": call.Tool, "arguments": call.Args})
 	return bodyWithID(id, `"method":"tools/call","params":`+string(params))
 }
 
-func recordedCalls(t testing.TB) []record.Call {
-	calls, err := record.Script(record.SDKSets[0])
+func recordedCalls(t testing.TB) []scripted.Call {
+	calls, err := scripted.Script(scripted.SDKSets[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func recordedCalls(t testing.TB) []record.Call {
 }
 
 // runLive runs a variant against the live go-sdk server.
-func runLive(t *testing.T, mode string, v variant, calls []record.Call) []outcome {
+func runLive(t *testing.T, mode string, v variant, calls []scripted.Call) []outcome {
 	srv := httptest.NewServer(sdkserver.Handler(mode == "json"))
 	defer func() { srv.CloseClientConnections(); srv.Close() }()
 	c := newRawClient(t, srv.URL+"/mcp", v)
@@ -147,7 +147,7 @@ func runLive(t *testing.T, mode string, v variant, calls []record.Call) []outcom
 }
 
 // runReplay runs a variant against a replay of fx.
-func runReplay(t *testing.T, fx *fixtures.Fixture, v variant, calls []record.Call) ([]outcome, replay.Report) {
+func runReplay(t *testing.T, fx *fixtures.Fixture, v variant, calls []scripted.Call) ([]outcome, replay.Report) {
 	rp, err := replay.New(fx, replay.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package record_test
+package scripted_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/mcpparity/mcpparity/fixtures"
 	"github.com/mcpparity/mcpparity/fixtures/probekind"
 	"github.com/mcpparity/mcpparity/impl"
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
 )
@@ -36,10 +36,10 @@ const committed = "../../fixtures/recordings"
 // committed fixtures (what `mcpparity record --drift` verifies).
 func TestRecordMatchesCommitted(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	for _, s := range record.SDKSets {
+	for _, s := range scripted.SDKSets {
 		t.Run(s.File, func(t *testing.T) {
 			for _, dir := range []string{a, b} {
-				if err := record.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t)); err != nil {
+				if err := scripted.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -68,11 +68,11 @@ func TestRecordMatchesCommitted(t *testing.T) {
 // the committed one. Their packages must be installed (.ci/run does);
 // without them the test skips locally and fails in CI.
 func TestRecordModernMatchesCommitted(t *testing.T) {
-	record.ServersDir = "../../recorder/servers"
+	scripted.ServersDir = "../../recorder/servers"
 	dir := t.TempDir()
-	for _, s := range record.ModernSets {
+	for _, s := range scripted.ModernSets {
 		t.Run(s.File, func(t *testing.T) {
-			err := record.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t))
+			err := scripted.Record(context.Background(), s, filepath.Join(dir, s.File), harness(t))
 			skipWithoutServers(t, err)
 			if err != nil {
 				t.Fatal(err)
@@ -93,7 +93,7 @@ func TestRecordModernMatchesCommitted(t *testing.T) {
 // recordings are equal).
 func compare(t *testing.T, stored, fresh []byte) string {
 	t.Helper()
-	d, err := record.Compare(stored, fresh, nil)
+	d, err := scripted.Compare(stored, fresh, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +109,14 @@ type observation struct {
 	Outputs []impl.CallResult
 }
 
-func observe(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call) observation {
+func observe(t *testing.T, cfg impl.MCPServerConfig, calls []scripted.Call) observation {
 	t.Helper()
 	return observeSettled(t, cfg, calls, nil)
 }
 
 // observeSettled is observe with settle (when not nil) called after the
 // calls, before the pool closes.
-func observeSettled(t *testing.T, cfg impl.MCPServerConfig, calls []record.Call, settle func()) observation {
+func observeSettled(t *testing.T, cfg impl.MCPServerConfig, calls []scripted.Call, settle func()) observation {
 	t.Helper()
 	store, err := impl.NewStore(t.TempDir())
 	if err != nil {
@@ -181,9 +181,9 @@ func awaitAnswers(t *testing.T, rp *replay.Replay, n int) {
 // TestFidelitySDK: what the reference observes against the replay of each
 // committed SDK fixture equals what it observes against the live server.
 func TestFidelitySDK(t *testing.T) {
-	for _, s := range record.SDKSets {
+	for _, s := range scripted.SDKSets {
 		t.Run(s.File, func(t *testing.T) {
-			calls, err := record.Script(s)
+			calls, err := scripted.Script(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,8 +235,8 @@ func TestEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server-everything through npx")
 	}
-	path := filepath.Join(t.TempDir(), record.EverythingSet.File)
-	if err := record.Record(context.Background(), record.EverythingSet, path, harness(t)); err != nil {
+	path := filepath.Join(t.TempDir(), scripted.EverythingSet.File)
+	if err := scripted.Record(context.Background(), scripted.EverythingSet, path, harness(t)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -250,11 +250,11 @@ func TestEverything(t *testing.T) {
 	if fx.Manifest.ToolCount != 14 || !strings.HasPrefix(fx.Manifest.Server, "mcp-servers/everything") {
 		t.Errorf("manifest: %+v", fx.Manifest)
 	}
-	calls, err := record.Script(record.EverythingSet)
+	calls, err := scripted.Script(scripted.EverythingSet)
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := strings.Fields(record.EverythingCommand)
+	argv := strings.Fields(scripted.EverythingCommand)
 	live := impl.MCPServerConfig{Enabled: true, Command: argv[0], Args: argv[1:]}
 	replayed := impl.MCPServerConfig{Enabled: true, Command: harness(t)[0], Args: []string{"replay", "--stdio", "--fixture", path}}
 	want := observe(t, live, calls)
@@ -276,9 +276,9 @@ func TestEverythingHTTP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server-everything through npx")
 	}
-	set := record.EverythingSets[1]
+	set := scripted.EverythingSets[1]
 	path := filepath.Join(t.TempDir(), set.File)
-	if err := record.Record(context.Background(), set, path, harness(t)); err != nil {
+	if err := scripted.Record(context.Background(), set, path, harness(t)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -299,7 +299,7 @@ func TestEverythingHTTP(t *testing.T) {
 	if !refused[probekind.AcceptWildcard] || !refused[probekind.AcceptJSONOnly] || !refused[probekind.NoContentType] {
 		t.Errorf("probes refused: %v", refused)
 	}
-	url, stop, err := record.StartEverythingHTTP(context.Background())
+	url, stop, err := scripted.StartEverythingHTTP(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestEverythingHTTP(t *testing.T) {
 	}
 	rs := httptest.NewServer(rp)
 	defer func() { rp.Close(); rs.Close() }()
-	calls, err := record.Script(set)
+	calls, err := scripted.Script(set)
 	if err != nil {
 		t.Fatal(err)
 	}

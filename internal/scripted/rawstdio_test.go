@@ -1,4 +1,4 @@
-package record_test
+package scripted_test
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpparity/mcpparity/internal/record"
+	"github.com/mcpparity/mcpparity/internal/scripted"
 	"github.com/mcpparity/mcpparity/internal/sdkserver"
 	"github.com/mcpparity/mcpparity/replay"
 )
@@ -84,7 +84,7 @@ func (c *stdioClient) request(step, method, params string) outcome {
 	}
 }
 
-func (c *stdioClient) converse(calls []record.Call) []outcome {
+func (c *stdioClient) converse(calls []scripted.Call) []outcome {
 	out := []outcome{c.request("initialize", "initialize", initParams)}
 	if err := c.v.write(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`); err != nil {
 		c.t.Fatal(err)
@@ -99,7 +99,7 @@ func (c *stdioClient) converse(calls []record.Call) []outcome {
 
 // runStdio runs the conversation against serve (a server on stdin and
 // stdout that returns at the end of its input).
-func runStdio(t *testing.T, v stdioVariant, calls []record.Call, serve func(ctx context.Context, in io.Reader, out io.Writer)) []outcome {
+func runStdio(t *testing.T, v stdioVariant, calls []scripted.Call, serve func(ctx context.Context, in io.Reader, out io.Writer)) []outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	inR, inW := io.Pipe()
