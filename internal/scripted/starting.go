@@ -13,10 +13,10 @@ import (
 	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
-// StartingScenario is the scenario written for a new recording of a
+// startingScenario is the scenario written for a new recording of a
 // suite: its server replayed from the fixture, then the status, the
 // tools, each call of the script, and the replay's report.
-func StartingScenario(r SuiteRecording, fx *fixtures.Fixture) (*scenario.Scenario, error) {
+func startingScenario(r SuiteRecording, fx *fixtures.Fixture) (*scenario.Scenario, error) {
 	name := r.Name
 	stdio := fx.Manifest.Transport == fixtures.TransportStdio
 	sv := scenario.ServerSpec{Replay: r.Fixture(), Stdio: stdio}
@@ -73,7 +73,7 @@ func orEmpty(args map[string]any) map[string]any {
 
 // encodeStartingScenario is the starting scenario's file content.
 func encodeStartingScenario(r SuiteRecording, fx *fixtures.Fixture) ([]byte, error) {
-	s, err := StartingScenario(r, fx)
+	s, err := startingScenario(r, fx)
 	if err != nil {
 		return nil, err
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// EdgeName is the serverInfo name of the edge server.
-const EdgeName = "mcpparity-edge-server"
+// edgeName is the serverInfo name of the edge server.
+const edgeName = "mcpparity-edge-server"
 
-// EdgePageSize is the edge server's tools/list page size: the last tool
+// edgePageSize is the edge server's tools/list page size: the last tool
 // is on the second page, which a pool never asks for (P5).
-const EdgePageSize = 10
+const edgePageSize = 10
 
 // Edge tools whose input schema the server sends empty, null or not an
 // object, as some servers do (a go-sdk server refuses to register them so:
@@ -69,9 +69,9 @@ func edgeTools() []tool {
 	}
 }
 
-// NewEdge returns the edge server.
-func NewEdge() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: EdgeName, Version: Version}, &mcp.ServerOptions{PageSize: EdgePageSize})
+// newEdge returns the edge server.
+func newEdge() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: edgeName, Version: version}, &mcp.ServerOptions{PageSize: edgePageSize})
 	for _, t := range edgeTools() {
 		s.AddTool(t.def, t.handler)
 	}
@@ -85,6 +85,6 @@ func NewEdge() *mcp.Server {
 
 // EdgeHandler serves the edge server over Streamable HTTP (SSE answers).
 func EdgeHandler() http.Handler {
-	s := NewEdge()
+	s := newEdge()
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 }

@@ -14,11 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// GenName is the serverInfo name of the gen server.
-const GenName = "mcpparity-gen-server"
+// genName is the serverInfo name of the gen server.
+const genName = "mcpparity-gen-server"
 
-// GenMaxRunes bounds the text one call of the gen server makes.
-const GenMaxRunes = 200000
+// genMaxRunes bounds the text one call of the gen server makes.
+const genMaxRunes = 200000
 
 // GenTools are the gen server's tools, in the order tools/list gives them
 // (sorted): one handler under names that sanitize apart (P7.1: a run of
@@ -26,9 +26,9 @@ const GenMaxRunes = 200000
 // character beyond the BMP).
 var GenTools = []string{"Gen Two!", "_under_", "gen", "éclair", "🙂"}
 
-// GenArgs are the arguments of a gen tool: they describe its result.
-type GenArgs struct {
-	Blocks  []GenBlock `json:"blocks,omitempty"`
+// genArgs are the arguments of a gen tool: they describe its result.
+type genArgs struct {
+	Blocks  []genBlock `json:"blocks,omitempty"`
 	IsError bool       `json:"isError,omitempty"`
 	// Structured is the structured content as JSON text, sent as written
 	// (key order, number forms): it must be a JSON object.
@@ -48,10 +48,10 @@ type GenArgs struct {
 	RawResultBefore string `json:"rawResultBefore,omitempty"`
 }
 
-// GenBlock is one content block. Type is text, image, audio,
+// genBlock is one content block. Type is text, image, audio,
 // resource_link or resource; a text block's text is Text followed by
 // Repeat times Unit.
-type GenBlock struct {
+type genBlock struct {
 	Type        string           `json:"type"`
 	Text        string           `json:"text,omitempty"`
 	Unit        string           `json:"unit,omitempty"`
@@ -79,7 +79,7 @@ var genSchema = json.RawMessage(`{"type":"object","properties":{"blocks":{"type"
 
 // genHandler answers what its arguments describe.
 func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var args GenArgs
+	var args genArgs
 	if err := decodeArgs(req, &args); err != nil {
 		return toolError(err.Error()), nil
 	}
@@ -122,7 +122,7 @@ func genHandler(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolRes
 
 // content builds the block; runes counts the text made so far, bounded by
 // GenMaxRunes.
-func (b GenBlock) content(runes *int) (mcp.Content, error) {
+func (b genBlock) content(runes *int) (mcp.Content, error) {
 	var err error
 	switch {
 	case b.RawAnnotations != "" && b.RawMembers != "":
@@ -141,8 +141,8 @@ func (b GenBlock) content(runes *int) (mcp.Content, error) {
 			return nil, errors.New("negative repeat")
 		}
 		*runes += utf8.RuneCountInString(b.Text) + b.Repeat*utf8.RuneCountInString(b.Unit)
-		if *runes > GenMaxRunes {
-			return nil, fmt.Errorf("more than %d runes", GenMaxRunes)
+		if *runes > genMaxRunes {
+			return nil, fmt.Errorf("more than %d runes", genMaxRunes)
 		}
 		return &mcp.TextContent{Text: b.Text + strings.Repeat(b.Unit, b.Repeat), Annotations: b.Annotations}, nil
 	case "image":
@@ -172,7 +172,7 @@ var genSchemas = map[string]any{"Gen Two!": map[string]any{}, "_under_": nil, "�
 // describe (GenArgs), so that a caller explores flattening, caps, tool
 // errors and JSON forms with outputs of its own making.
 func NewGen() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: GenName, Version: Version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: genName, Version: version}, nil)
 	descs := map[string]*mcp.Tool{
 		"gen":      {Description: "Answers the result its arguments describe."},
 		"Gen Two!": {Title: "Gen, titled only"},
@@ -221,14 +221,14 @@ func GenHandler(jsonResponse bool) http.Handler {
 		&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
 }
 
-// EmptyName is the serverInfo name of the empty server.
-const EmptyName = "mcpparity-empty-server"
+// emptyName is the serverInfo name of the empty server.
+const emptyName = "mcpparity-empty-server"
 
 // EmptyHandler serves a go-sdk server without tools over Streamable HTTP
 // with JSON answers: its tools/list is an empty list (P14.1: a connected
 // server with no tools).
 func EmptyHandler() http.Handler {
-	s := mcp.NewServer(&mcp.Implementation{Name: EmptyName, Version: Version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: emptyName, Version: version}, nil)
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{JSONResponse: true})
 }

@@ -12,15 +12,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Name and Version are the serverInfo announced in the initialize result.
+// Name and version are the serverInfo announced in the initialize result.
 const (
 	Name    = "mcpparity-sdk-server"
-	Version = "1.0.0"
+	version = "1.0.0"
 )
 
 // New returns a server with the eleven tools.
 func New() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: Version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: version}, nil)
 	for _, t := range tools() {
 		s.AddTool(t.def, t.handler)
 	}
