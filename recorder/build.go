@@ -59,7 +59,7 @@ const minCheckedSecret = 4
 // through fixtures.Encode.
 func Build(rec Recording, cfg Config) (*fixtures.Fixture, error) {
 	if cfg.Name == "" {
-		return nil, errors.New("recorder: the recording has no name")
+		return nil, errors.New("recorder: the fixture has no name")
 	}
 	f := &fixtures.Fixture{Format: fixtures.FormatVersion, Manifest: fixtures.Manifest{
 		Name:       cfg.Name,
@@ -514,7 +514,7 @@ func fillManifest(m *fixtures.Manifest, msgs []message) error {
 		m.ProtocolVersion = m.DiscoverVersion
 		m.Server = fixtures.ServerLabel(discServer.Name, discServer.Version)
 	} else {
-		return errors.New("recorder: the recording holds neither an initialize result nor a server/discover result that accepted the version asked for")
+		return errors.New("recorder: the fixture holds neither an initialize result nor a server/discover result that accepted the version asked for")
 	}
 	if _, list := call("tools/list"); list != nil {
 		var lr struct {

@@ -44,7 +44,7 @@ func TestCommittedRecordings(t *testing.T) {
 				t.Fatalf("%v (run go test ./recorder -run TestCommittedRecordings -update)", err)
 			}
 			if !bytes.Equal(want, got) {
-				t.Errorf("%s differs from a new recording (-committed +new):\n%s", name, cmp.Diff(string(want), string(got)))
+				t.Errorf("%s differs from a new fixture (-committed +new):\n%s", name, cmp.Diff(string(want), string(got)))
 			}
 		})
 	}

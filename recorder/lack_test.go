@@ -136,7 +136,7 @@ func rawDelete(t *testing.T, url, sid string) {
 	}
 }
 
-// TestLackAnsweredAsLive: a raw client sends requests the recording lacks
+// TestLackAnsweredAsLive: a raw client sends requests the fixture lacks
 // to the live server and to the replay of its recording, over SSE, JSON
 // and stdio: the same status, body form, error code or result come back,
 // and the replay's report lists each request as unmatched.
@@ -311,7 +311,7 @@ func stdioAnswer(t *testing.T, out []byte, id string) lackAnswer {
 	return lackAnswer{}
 }
 
-// recordedInit is the body of the recording's first initialize.
+// recordedInit is the body of the fixture's first initialize.
 func recordedInit(t *testing.T, fx *fixtures.Fixture) []byte {
 	t.Helper()
 	var bodies []json.RawMessage
@@ -326,7 +326,7 @@ func recordedInit(t *testing.T, fx *fixtures.Fixture) []byte {
 			return b
 		}
 	}
-	t.Fatal("the recording holds no initialize")
+	t.Fatal("the fixture holds no initialize")
 	return nil
 }
 
@@ -363,7 +363,7 @@ func TestNoToolProbes(t *testing.T) {
 		t.Errorf("answer %+v, want the replay's own error %d", a, replay.CodeUnmatched)
 	}
 	if len(rep.Unmatched) != 1 || !strings.HasSuffix(rep.Unmatched[0].Message,
-		"; the recording holds no answer of the live server to a tools/call without the arguments its tool requires (recorded without that probe)") {
+		"; the fixture holds no answer of the live server to a tools/call without the arguments its tool requires (recorded without that probe)") {
 		t.Errorf("report: %+v", rep.Unmatched)
 	}
 }

@@ -19,12 +19,12 @@ const stdioProbeTimeout = time.Minute
 
 // ProbeStdio sends the stdio probes to fresh processes of a server, one
 // each: a request with neither _meta nor handshake before it, and, when
-// the recording holds a client of the 2026-07-28 revision (lines), a
+// the fixture holds a client of the 2026-07-28 revision (lines), a
 // request of that revision asking for a version the server does not
 // support and, when it supports the client's, one whose _meta lacks the
 // client's capabilities. Each process gets one line and is ended once it
 // answered (at most stdioProbeTimeout); what it wrote is kept. Then, when
-// the recording holds a handshake, the requests of the lack kinds
+// the fixture holds a handshake, the requests of the lack kinds
 // (probekind.IsLack), each to a process of its own. Only a server that
 // cannot be started is an error.
 func ProbeStdio(ctx context.Context, command string, lines []fixtures.Line, opts ProbeOptions) ([]fixtures.Probe, error) {

@@ -275,7 +275,7 @@ func FuzzSecretEncodings(f *testing.F) {
 		if !utf8.ValidString(suffix) || len(suffix) > 64 || len(enc) > 64 {
 			t.Skip()
 		}
-		// The prefix keeps the secret out of the recording's own words.
+		// The prefix keeps the secret out of the fixture's own words.
 		secret := "CANARY" + suffix
 		e := encodeSecret(secret, enc)
 		cfg := recorder.Config{Name: "fuzz"}

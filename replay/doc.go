@@ -24,7 +24,7 @@
 // HTTP: the recorded form (application/json body, or text/event-stream
 // events, or a status with text), with the recorded headers and framing
 // (Content-Length, or chunks). initialize gets a fresh Mcp-Session-Id
-// when the recording's did; later requests must carry a live one (unknown:
+// when the fixture's did; later requests must carry a live one (unknown:
 // 404 text/plain "session not found"; missing: 400, unless the recording
 // probed it). Notifications and client answers get their recorded status
 // (202). GET opens the standalone stream (its recorded comments once,

@@ -124,7 +124,7 @@ func conversations(t *testing.T, fx *fixtures.Fixture) (pool, modern conversatio
 func TestEmbeddedRecordings(t *testing.T) {
 	names := fixtures.List()
 	if len(names) == 0 {
-		t.Skip("no embedded recordings yet")
+		t.Skip("no embedded fixtures yet")
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // A replay is an http.Handler: a go-sdk client lists the tools of an
-// embedded recording, and the report says what it asked.
+// embedded fixture, and the report says what it asked.
 func ExampleNew() {
 	fx, err := replay.LoadFixture("sdk/json.json")
 	if err != nil {

@@ -111,7 +111,7 @@ func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !r.ix.paths[req.URL.Path] {
-		r.e.unmatched(req.Method+" "+req.URL.Path, fmt.Sprintf("replay: %s %s: path not in the recording", req.Method, req.URL.Path))
+		r.e.unmatched(req.Method+" "+req.URL.Path, fmt.Sprintf("replay: %s %s: path not in the fixture", req.Method, req.URL.Path))
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}
@@ -315,7 +315,7 @@ func (r *Replay) postSession(w http.ResponseWriter, req *http.Request, in *incom
 	return r.lookup(w, req, !free, missing, in.ID)
 }
 
-// unrecorded answers a message the recording holds nothing for.
+// unrecorded answers a message the fixture holds nothing for.
 func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
 	switch {
 	case !in.isRequest():

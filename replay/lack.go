@@ -137,7 +137,7 @@ func lackText(kind, answered string) string {
 	case answered != "":
 		return "; answered as the live server answered " + answered
 	case kind != "":
-		return "; the recording holds no answer of the live server to " + fixtures.Probe{Kind: kind}.ProbeRequest() + " (recorded without that probe)"
+		return "; the fixture holds no answer of the live server to " + fixtures.Probe{Kind: kind}.ProbeRequest() + " (recorded without that probe)"
 	}
 	return ""
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpparity/mcpparity/fixtures"
 )
 
-// LoadFixture reads a fixture from a file, or else the embedded recording
+// LoadFixture reads a fixture from a file, or else the embedded fixture
 // of that name (a path below fixtures/recordings, e.g. "sdk/sse.json").
 // Errors name the file and, for bad JSON, the line and column.
 func LoadFixture(name string) (*fixtures.Fixture, error) {
@@ -25,9 +25,9 @@ func LoadFixture(name string) (*fixtures.Fixture, error) {
 	if _, serr := fs.Stat(fixtures.Recordings, path.Join("recordings", name)); serr != nil {
 		known := fixtures.List()
 		if len(known) == 0 {
-			return nil, fmt.Errorf("fixture %s: no such file, and no embedded recordings", name)
+			return nil, fmt.Errorf("fixture %s: no such file, and no embedded fixtures", name)
 		}
-		return nil, fmt.Errorf("fixture %s: no such file, and not an embedded recording (%s)", name, strings.Join(known, ", "))
+		return nil, fmt.Errorf("fixture %s: no such file, and not an embedded fixture (%s)", name, strings.Join(known, ", "))
 	}
 	return fixtures.Embedded(name)
 }

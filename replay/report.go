@@ -23,7 +23,7 @@ type Report struct {
 	// answer of their match key (the client asked more often than recorded).
 	Repeated int `json:"repeated"`
 	// Answers counts server requests (pings, roots/list) the client answered,
-	// among those the recording holds an answer to (a request recorded
+	// among those the fixture holds an answer to (a request recorded
 	// without answer, sent as the session ends, is checked, not counted).
 	Answers          int              `json:"answers"`
 	Unmatched        []Unmatched      `json:"unmatched,omitempty"`

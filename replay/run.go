@@ -20,7 +20,7 @@ import (
 // Config is a replay process (`mcpparity replay`): a fixture served over
 // HTTP or stdio, and where its report goes.
 type Config struct {
-	// Fixture is a fixture file or an embedded recording name (sdk/sse.json).
+	// Fixture is a fixture file or an embedded fixture name (sdk/sse.json).
 	Fixture string
 	// Addr is the HTTP listen address.
 	Addr string

@@ -29,7 +29,7 @@ type step struct {
 	// nothing more: whether a client answers before it closes is a race,
 	// so its await is optional.
 	tail bool
-	// optional (stepAwait): the recording holds no answer to this request
+	// optional (stepAwait): the fixture holds no answer to this request
 	// (the recorded client left first), so a session ending before the
 	// answer is not a problem; an answer given is still checked.
 	optional bool
@@ -73,7 +73,7 @@ func (s *script) finish() {
 }
 
 // await is the step that awaits the answer to emitted request i:
-// optional when the recording holds none or holds it at its tail.
+// optional when the fixture holds none or holds it at its tail.
 func (s *script) await(i int) step {
 	e := s.steps[i]
 	return step{kind: stepAwait, ref: i, m: e.m, seq: e.seq, optional: e.answer == nil || e.tail}

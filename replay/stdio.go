@@ -18,7 +18,7 @@ import (
 // the server "died" mid-call and its stream ended.
 var ErrDied = errors.New("replay: server died (fault)")
 
-// stdioIndex is a stdio recording prepared for replay.
+// stdioIndex is a stdio fixture prepared for replay.
 type stdioIndex struct {
 	startup *interaction // what the server sent before any client message
 	// procs is the number of server processes recorded (one per client).
@@ -397,7 +397,7 @@ func (s *stdioConn) handle(line []byte) error {
 	return nil
 }
 
-// unrecorded answers a request the recording holds nothing for: as the
+// unrecorded answers a request the fixture holds nothing for: as the
 // server answered its lack probe, else with an error naming it.
 func (s *stdioConn) unrecorded(in *incoming, tree any) error {
 	msg := s.e.unmatchedText(in.Method, tree)

@@ -14,7 +14,7 @@
 // A server's faults-once marker (FaultsOnce) is created by the first
 // process that applies its faults. A recording the harness copied into the
 // run's folder (Fixture) is read by a replay given its name, before the
-// embedded recording of that name.
+// embedded fixture of that name.
 
 package childproc
 
@@ -45,7 +45,7 @@ func FaultsOnce(reports, server string) string {
 	return filepath.Join(reports, server+".faults-used")
 }
 
-// Fixture is where the harness copies the recording name (e.g.
+// Fixture is where the harness copies the fixture name (e.g.
 // "sdk/stdio.json") for a run's stdio replays: a container target shares
 // the reports folder.
 func Fixture(reports, name string) string {
@@ -55,7 +55,7 @@ func Fixture(reports, name string) string {
 // Dir is the folder of one stdio server's processes.
 type Dir string
 
-// Fixture is the run's copy of the recording name, when the harness made
+// Fixture is the run's copy of the fixture name, when the harness made
 // one (ok false otherwise): the server's folder is in the run's folder.
 func (d Dir) Fixture(name string) (file string, ok bool) {
 	if !fs.ValidPath(name) {

@@ -105,8 +105,8 @@ func TestGeneratorReachesTheEdges(t *testing.T) {
 	want := map[string]func(sc *scenario.Scenario, text string) bool{
 		"a barrier":                    func(sc *scenario.Scenario, _ string) bool { return sc.Servers["b1"].Barrier != "" },
 		"a held handshake, launched":   func(sc *scenario.Scenario, _ string) bool { return sc.Servers["h2"].Launcher == "npx.cmd.exe" },
-		"a live gen server over stdio": func(sc *scenario.Scenario, _ string) bool { _, ok := sc.Servers["gstdio"]; return ok },
-		"a replay with faults":         func(sc *scenario.Scenario, _ string) bool { return len(sc.Servers["rsse"].Faults) > 0 },
+		"a live gen server over stdio": func(sc *scenario.Scenario, _ string) bool { _, ok := sc.Servers["gen-stdio"]; return ok },
+		"a replay with faults":         func(sc *scenario.Scenario, _ string) bool { return len(sc.Servers["sdk-sse"].Faults) > 0 },
 		"an output of exactly the cap": func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, `\"repeat\":11999`) },
 		"a name beyond the BMP":        func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, "🙂") },
 		"U+2028":                       func(_ *scenario.Scenario, text string) bool { return strings.Contains(text, `\u2028`) }, // as Go writes it
@@ -168,7 +168,7 @@ func TestExposedNamesStayUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newModel(map[string]*kind{"a": ks["gsse"], "b": ks["rsse"]})
+	m := newModel(map[string]*kind{"a": ks["gen-sse"], "b": ks["sdk-sse"]})
 	m.servers["x!"] = &configured{spec: "a"}
 	if !m.clashes("x?", "a") || m.clashes("x?", "b") || m.clashes("x!", "a") {
 		t.Error("clashes: x? bound to a must clash with x! bound to a, and not when bound to b")

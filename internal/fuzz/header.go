@@ -29,7 +29,7 @@ const (
 // timedKinds are the kinds of a timed sequence's three servers, named
 // timedPrefix and their rank ("b1", "h2").
 var (
-	timedKinds  = map[int][]string{barrier: {"rsse", "rjson", "rsse"}, deadline: {"rstdio", "rstdio", "rstdio"}}
+	timedKinds  = map[int][]string{barrier: {"sdk-sse", "sdk-json", "sdk-sse"}, deadline: {"sdk-stdio", "sdk-stdio", "sdk-stdio"}}
 	timedPrefix = map[int]string{barrier: "b", deadline: "h"}
 )
 

@@ -34,7 +34,7 @@ type recordedCall struct {
 
 // kindNames are the kinds, in the order the header considers them; each
 // is the scenario server's name too.
-var kindNames = []string{"gsse", "gjson", "gstdio", "rsse", "rjson", "rstdio", "edge"}
+var kindNames = []string{"gen-sse", "gen-json", "gen-stdio", "sdk-sse", "sdk-json", "sdk-stdio", "edge-sse"}
 
 var (
 	kindsOnce sync.Once
@@ -59,13 +59,13 @@ func loadKinds() (map[string]*kind, error) {
 		return nil, err
 	}
 	out := map[string]*kind{
-		"gsse":   {spec: scenario.ServerSpec{Live: "gen-sse"}, tools: sdkserver.GenTools},
-		"gjson":  {spec: scenario.ServerSpec{Live: "gen-json"}, tools: sdkserver.GenTools},
-		"gstdio": {spec: scenario.ServerSpec{Live: "gen-stdio"}, tools: sdkserver.GenTools, stdio: true},
-		"rsse":   {spec: scenario.ServerSpec{Replay: "sdk/sse.json"}, calls: sdkCalls, faulty: true},
-		"rjson":  {spec: scenario.ServerSpec{Replay: "sdk/json.json"}, calls: sdkCalls, faulty: true},
-		"rstdio": {spec: scenario.ServerSpec{Replay: "sdk/stdio.json", Stdio: true}, calls: sdkCalls, stdio: true},
-		"edge":   {spec: scenario.ServerSpec{Replay: "edge/sse.json"}, calls: edgeCalls},
+		"gen-sse":   {spec: scenario.ServerSpec{Live: "gen-sse"}, tools: sdkserver.GenTools},
+		"gen-json":  {spec: scenario.ServerSpec{Live: "gen-json"}, tools: sdkserver.GenTools},
+		"gen-stdio": {spec: scenario.ServerSpec{Live: "gen-stdio"}, tools: sdkserver.GenTools, stdio: true},
+		"sdk-sse":   {spec: scenario.ServerSpec{Replay: "sdk/sse.json"}, calls: sdkCalls, faulty: true},
+		"sdk-json":  {spec: scenario.ServerSpec{Replay: "sdk/json.json"}, calls: sdkCalls, faulty: true},
+		"sdk-stdio": {spec: scenario.ServerSpec{Replay: "sdk/stdio.json", Stdio: true}, calls: sdkCalls, stdio: true},
+		"edge-sse":  {spec: scenario.ServerSpec{Replay: "edge/sse.json"}, calls: edgeCalls},
 	}
 	for name, k := range out {
 		if k.spec.Replay == "" {

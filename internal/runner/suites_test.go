@@ -97,8 +97,8 @@ func TestLoadSuiteErrors(t *testing.T) {
 	}{
 		{"two scenarios of one name", []scenario.Suite{a, b}, []string{`two scenarios are named "parity:30-x"`, filepath.Join(a.Dir, "scenarios", "30-x.json"), filepath.Join(b.Dir, "scenarios", "30-x.json"), "--suite NAME=DIR"}},
 		{"one folder twice", []scenario.Suite{a, a}, []string{`two scenarios are named "parity:30-x"`}},
-		{"a fixture not found", []scenario.Suite{missing}, []string{filepath.Join(missing.Dir, "scenarios", "01-m.json"), `server "srv"`, `fixture "files/stdio.json": not found in ` + filepath.Join(missing.Dir, "fixtures") + " nor among the embedded recordings", "sdk/sse.json"}},
-		{"a fixture of another transport", []scenario.Suite{transport}, []string{"fixture sdk/stdio.json is a stdio recording, the scenario serves it over http"}},
+		{"a fixture not found", []scenario.Suite{missing}, []string{filepath.Join(missing.Dir, "scenarios", "01-m.json"), `server "srv"`, `fixture "files/stdio.json": not found in ` + filepath.Join(missing.Dir, "fixtures") + " nor among the embedded fixtures", "sdk/sse.json"}},
+		{"a fixture of another transport", []scenario.Suite{transport}, []string{"fixture sdk/stdio.json is a stdio fixture, the scenario serves it over http"}},
 		{"no scenarios folder", []scenario.Suite{{Name: "none", Dir: filepath.Join(root, "none")}}, []string{"no scenarios folder"}},
 	} {
 		_, err := scenario.Load(true, c.suites)
@@ -170,8 +170,8 @@ func TestSuiteNamesAndGolden(t *testing.T) {
 }
 
 // TestSuiteFixturesFirst: a suite's fixture is found in its own folder
-// before the embedded recording of the same name, over stdio and HTTP; a
-// name the suite does not hold is an embedded recording.
+// before the embedded fixture of the same name, over stdio and HTTP; a
+// name the suite does not hold is an embedded fixture.
 func TestSuiteFixturesFirst(t *testing.T) {
 	everything := embeddedFixture(t, "everything/stdio.json")
 	su := writeSuite(t, t.TempDir(), "shadow", map[string]string{
@@ -294,7 +294,7 @@ func TestLineDiff(t *testing.T) {
 
 // TestMakeGoldenSourceRecordings: the source tree's scenarios replay the
 // recordings of the folder given to LoadSource, a stdio replay included
-// (it reads the run's copy, named as the embedded recording is), not the
+// (it reads the run's copy, named as the embedded fixture is), not the
 // recordings embedded in the binary.
 func TestMakeGoldenSourceRecordings(t *testing.T) {
 	root := t.TempDir()
@@ -335,6 +335,6 @@ func TestMakeGoldenSourceRecordings(t *testing.T) {
 		t.Errorf("the golden file is not of the recording given:\n%s", written)
 	}
 	if !bytes.Contains(written, []byte(`"sdk/stdio.json"`)) {
-		t.Errorf("the stdio replay is not named as the embedded recording:\n%s", written)
+		t.Errorf("the stdio replay is not named as the embedded fixture:\n%s", written)
 	}
 }

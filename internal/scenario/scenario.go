@@ -58,7 +58,7 @@ type ServerSpec struct {
 	// Replay names a fixture ("sdk/sse.json") served back by the replay:
 	// over HTTP ({url:NAME}) or, with Stdio, as a command ({cmd:NAME} and
 	// the args "{args:NAME}"). A suite's scenario finds it in the suite's
-	// fixtures/ first, then among the embedded recordings.
+	// fixtures/ first, then among the embedded fixtures.
 	Replay string `json:"replay,omitempty"`
 	Stdio  bool   `json:"stdio,omitempty"`
 	// Live runs a real go-sdk server instead of a replay (liveKinds): the

@@ -60,7 +60,7 @@ func (su Suite) FixturesDir() string  { return filepath.Join(su.Dir, "fixtures")
 // loadSuite reads the scenarios of a suite folder (its scenarios/*.json
 // whose names start with a digit, as LoadScenarios), sorted by name, each
 // marked with its suite. Every fixture a scenario replays must be found,
-// in the suite's fixtures/ first, then among the embedded recordings, and
+// in the suite's fixtures/ first, then among the embedded fixtures, and
 // be of the transport the scenario serves it over.
 func loadSuite(su Suite) ([]*Scenario, error) {
 	if info, err := os.Stat(su.ScenariosDir()); err != nil || !info.IsDir() {
@@ -163,7 +163,7 @@ func (s *Scenario) GoldenID() string {
 }
 
 // Fixture reads a fixture the scenario replays: in its suite's fixtures/
-// first, then among the embedded recordings. file is "" for an embedded
+// first, then among the embedded fixtures. file is "" for an embedded
 // one.
 func (s *Scenario) Fixture(name string) (*fixtures.Fixture, string, error) {
 	var dirs []string
@@ -180,7 +180,7 @@ func (s *Scenario) Fixture(name string) (*fixtures.Fixture, string, error) {
 	return fx, file, err
 }
 
-// embeddedCache holds the embedded recordings decoded once per process
+// embeddedCache holds the embedded fixtures decoded once per process
 // (a fuzz run replays them in every sequence); a replay reads its fixture
 // and never changes it.
 var embeddedCache sync.Map
@@ -212,7 +212,7 @@ func (s *Scenario) validateFixtures() error {
 			want = fixtures.TransportStdio
 		}
 		if fx.Manifest.Transport != want {
-			return fmt.Errorf("server %q: fixture %s is a %s recording, the scenario serves it over %s", name, sv.Replay, fx.Manifest.Transport, want)
+			return fmt.Errorf("server %q: fixture %s is a %s fixture, the scenario serves it over %s", name, sv.Replay, fx.Manifest.Transport, want)
 		}
 	}
 	return nil

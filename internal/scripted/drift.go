@@ -75,7 +75,7 @@ func Compare(stored, fresh []byte, calls []Call) (Drift, error) {
 	}
 	b, err := decodeAny(fresh)
 	if err != nil {
-		return Drift{}, fmt.Errorf("the fresh recording: %w", err)
+		return Drift{}, fmt.Errorf("the fresh fixture: %w", err)
 	}
 	align(a, b)
 	answers := append(callAnswers(a), callAnswers(b)...)

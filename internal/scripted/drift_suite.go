@@ -40,7 +40,7 @@ func driftOne(ctx context.Context, dir, name string, secrets Secrets, harness []
 	c := Checked{Name: name}
 	script, err := ReadScript(dir, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		c.Err = errors.New("no call script " + scriptPath(dir, name) + " (a new recording needs --upstream URL or --upstream-cmd CMD)")
+		c.Err = errors.New("no call script " + scriptPath(dir, name) + " (a new fixture needs --upstream URL or --upstream-cmd CMD)")
 		return c
 	} else if err != nil {
 		c.Err = err

@@ -183,7 +183,7 @@ func skipWithoutServers(t *testing.T, err error) {
 	}
 }
 
-// serveReplay serves the embedded recording file on a loopback server
+// serveReplay serves the embedded fixture file on a loopback server
 // (closed with the test) and returns its endpoint.
 func serveReplay(t *testing.T, file string) string {
 	t.Helper()
@@ -206,7 +206,7 @@ func serveReplay(t *testing.T, file string) string {
 // same status, Allow and answer from both.
 func TestReplayAsStrictAsLiveHTTP(t *testing.T) {
 	for _, s := range append([]scripted.Set{scripted.SDKSets[4]}, scripted.ModernSets...) {
-		if !strings.HasSuffix(s.Mode, "-http") {
+		if !strings.HasSuffix(s.Name(), "-http") {
 			continue
 		}
 		t.Run(s.File, func(t *testing.T) {
@@ -244,7 +244,7 @@ func TestReplayAsStrictAsLiveStdio(t *testing.T) {
 		}
 	}
 	for _, s := range scripted.ModernSets {
-		if !strings.HasSuffix(s.Mode, "-stdio") {
+		if !strings.HasSuffix(s.Name(), "-stdio") {
 			continue
 		}
 		t.Run(s.File, func(t *testing.T) {

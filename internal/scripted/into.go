@@ -38,7 +38,7 @@ func Into(ctx context.Context, r SuiteRecording, harness []string) (*Recorded, e
 }
 
 // Place is Into for a fixture recorded elsewhere (data), e.g. a copy of an
-// embedded recording made with the same calls.
+// embedded fixture made with the same calls.
 func Place(r SuiteRecording, data []byte) (*Recorded, error) {
 	return into(r, func(path string) (*fixtures.Fixture, error) {
 		fx, err := fixtures.Decode(path, data)
@@ -163,7 +163,7 @@ func recordTo(ctx context.Context, r SuiteRecording, path string, harness []stri
 }
 
 // SuiteNames lists the recordings of a suite folder: NAME of each
-// scenarios/calls-NAME.json whose NAME is a recording name.
+// scenarios/calls-NAME.json whose NAME is a fixture name.
 func SuiteNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, "scenarios"))
 	if err != nil {

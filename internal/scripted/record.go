@@ -29,36 +29,36 @@ import (
 // Set is one recording: its file below fixtures/recordings and how it is
 // made.
 type Set struct {
+	// File is the fixture's path below the recordings folder, e.g.
+	// "sdk/sse.json": its folder names the server, its base name the
+	// transport (Name).
 	File string
-	// Mode is "sse" or "json" (the SDK server over Streamable HTTP),
-	// "stdio" (the SDK server as a process), "edge" (the edge server over
-	// Streamable HTTP), "everything" (the TypeScript server-everything
-	// through npx, over stdio), "everything-http" (the same over its
-	// Streamable HTTP server), or one of the servers of the 2026-07-28
-	// revision: "go-http" (the sessionless go-sdk server), "ts-http",
-	// "ts-stdio", "ts-reject-http", "ts-reject-stdio" (the TypeScript
-	// SDK's, with its default or refusing the handshake), "py-http",
-	// "py-stdio" (the Python SDK's, sessionless).
-	Mode string
+}
+
+// Name is the set's server and transport, as every place spells them:
+// "sdk-sse", "edge-sse", "everything-stdio", "everything-http",
+// "modern-ts-reject-stdio" (the fixture's manifest.name too).
+func (s Set) Name() string {
+	return strings.ReplaceAll(strings.TrimSuffix(s.File, ".json"), "/", "-")
 }
 
 // SDKSets are the recordings of the go-sdk servers.
-var SDKSets = []Set{{"sdk/sse.json", "sse"}, {"sdk/json.json", "json"}, {"sdk/stdio.json", "stdio"},
-	{"edge/sse.json", "edge"}, {"modern/go-http.json", "go-http"}}
+var SDKSets = []Set{{"sdk/sse.json"}, {"sdk/json.json"}, {"sdk/stdio.json"},
+	{"edge/sse.json"}, {"modern/go-http.json"}}
 
 // ModernSets are the recordings of the servers of the 2026-07-28 revision
 // on the TypeScript and Python SDKs (recorder/servers: their packages
 // installed first).
-var ModernSets = []Set{{"modern/ts-http.json", "ts-http"}, {"modern/ts-stdio.json", "ts-stdio"},
-	{"modern/ts-reject-http.json", "ts-reject-http"}, {"modern/ts-reject-stdio.json", "ts-reject-stdio"},
-	{"modern/py-http.json", "py-http"}, {"modern/py-stdio.json", "py-stdio"}}
+var ModernSets = []Set{{"modern/ts-http.json"}, {"modern/ts-stdio.json"},
+	{"modern/ts-reject-http.json"}, {"modern/ts-reject-stdio.json"},
+	{"modern/py-http.json"}, {"modern/py-stdio.json"}}
 
 // EverythingSet is the stdio recording of the third-party server.
-var EverythingSet = Set{"everything/stdio.json", "everything"}
+var EverythingSet = Set{"everything/stdio.json"}
 
 // EverythingSets are the recordings of the third-party server: over stdio,
 // and over Streamable HTTP (its own server, other refusals than go-sdk's).
-var EverythingSets = []Set{EverythingSet, {"everything/http.json", "everything-http"}}
+var EverythingSets = []Set{EverythingSet, {"everything/http.json"}}
 
 // EverythingModule and EverythingVersion name server-everything, pinned,
 // in its fixtures' manifests.
@@ -80,13 +80,12 @@ var ErrNoNpx = errors.New("npx is not on PATH (server-everything is started thro
 // servers of the 2026-07-28 revision.
 func Script(s Set) ([]Call, error) {
 	name := "calls.json"
-	switch s.Mode {
-	case "everything", "everything-http":
+	switch server, _, _ := strings.Cut(s.File, "/"); server {
+	case "everything":
 		name = "calls-everything.json"
 	case "edge":
 		name = "calls-edge.json"
-	case "sse", "json", "stdio":
-	default:
+	case "modern":
 		name = "calls-modern.json"
 	}
 	data, err := scenarios.Files.ReadFile(name)
@@ -111,9 +110,8 @@ func Record(ctx context.Context, s Set, path string, harness []string) error {
 	if err != nil {
 		return err
 	}
-	name := strings.ReplaceAll(strings.TrimSuffix(s.File, ".json"), "/", "-")
-	src := source{name: name, server: "sdk", timeout: 60 * time.Second}
-	if strings.HasPrefix(s.Mode, "everything") {
+	src := source{name: s.Name(), server: "sdk", timeout: 60 * time.Second}
+	if strings.HasPrefix(s.Name(), "everything-") {
 		src.timeout = everythingStart // first npx start downloads the package
 	}
 	stop, err := src.start(ctx, s, harness)
@@ -136,23 +134,23 @@ func Live(ctx context.Context, s Set, harness []string) (url, command string, st
 // (url), or a command line; stop ends what it started.
 func (src *source) start(ctx context.Context, s Set, harness []string) (stop func(), err error) {
 	stop = func() {}
-	switch s.Mode {
-	case "sse", "json", "edge", "everything-http", "go-http":
-		src.url, src.module, src.version, stop, err = startHTTP(ctx, s.Mode)
-	case "stdio":
+	switch name := s.Name(); name {
+	case "sdk-sse", "sdk-json", "edge-sse", "everything-http", "modern-go-http":
+		src.url, src.module, src.version, stop, err = startHTTP(ctx, name)
+	case "sdk-stdio":
 		src.command = strings.Join(quoteAll(harness), " ") + " sdk-server --stdio"
 		src.module, src.version = recorder.GoSDK()
-	case "everything":
+	case "everything-stdio":
 		if _, err := exec.LookPath("npx"); err != nil {
 			return stop, ErrNoNpx
 		}
 		src.command, src.module, src.version = EverythingCommand, EverythingModule, EverythingVersion
 	default:
-		srv, args, ok := modernServer(s.Mode)
+		srv, args, ok := modernServer(name)
 		if !ok {
-			return stop, fmt.Errorf("unknown recording mode %q", s.Mode)
+			return stop, fmt.Errorf("no server records %s", s.File)
 		}
-		stop, err = src.startSDKServer(ctx, srv, args, strings.HasSuffix(s.Mode, "-http"))
+		stop, err = src.startSDKServer(ctx, srv, args, strings.HasSuffix(name, "-http"))
 	}
 	if err != nil {
 		return func() {}, err
@@ -349,16 +347,16 @@ func drive(ctx context.Context, src source, cfg impl.MCPServerConfig, calls []Ca
 // startHTTP starts the live server of an HTTP mode: the go-sdk servers in
 // process, server-everything through npx. It returns the endpoint, the
 // server's SDK and how to stop it.
-func startHTTP(ctx context.Context, mode string) (url, module, version string, stop func(), err error) {
-	if mode == "everything-http" {
+func startHTTP(ctx context.Context, name string) (url, module, version string, stop func(), err error) {
+	if name == "everything-http" {
 		url, stop, err = StartEverythingHTTP(ctx)
 		return url, EverythingModule, EverythingVersion, stop, err
 	}
-	handler := sdkserver.Handler(mode == "json")
-	switch mode {
-	case "edge":
+	handler := sdkserver.Handler(name == "sdk-json")
+	switch name {
+	case "edge-sse":
 		handler = sdkserver.EdgeHandler()
-	case "go-http":
+	case "modern-go-http":
 		handler = sdkserver.ModernHandler()
 	}
 	live := httptest.NewServer(handler)

@@ -189,16 +189,16 @@ func TestFidelitySDK(t *testing.T) {
 			}
 			var live, replayed impl.MCPServerConfig
 			live.Enabled, replayed.Enabled = true, true
-			switch s.Mode {
-			case "stdio":
+			switch s.Name() {
+			case "sdk-stdio":
 				live.Command, live.Args = harness(t)[0], []string{"sdk-server", "--stdio"}
 				replayed.Command, replayed.Args = harness(t)[0], []string{"replay", "--stdio", "--fixture", filepath.Join(committed, s.File)}
 			default:
-				handler := sdkserver.Handler(s.Mode == "json")
-				switch s.Mode {
-				case "edge":
+				handler := sdkserver.Handler(s.Name() == "sdk-json")
+				switch s.Name() {
+				case "edge-sse":
 					handler = sdkserver.EdgeHandler()
-				case "go-http":
+				case "modern-go-http":
 					handler = sdkserver.ModernHandler()
 				}
 				srv := httptest.NewServer(handler)

@@ -92,13 +92,13 @@ func pipVersion(dir string) (string, error) {
 
 // modernServer is the server of a mode of the TypeScript or Python SDK
 // and its arguments besides the transport's.
-func modernServer(mode string) (sdkServer, []string, bool) {
-	switch mode {
-	case "ts-http", "ts-stdio":
+func modernServer(name string) (sdkServer, []string, bool) {
+	switch name {
+	case "modern-ts-http", "modern-ts-stdio":
 		return tsServer, nil, true
-	case "ts-reject-http", "ts-reject-stdio":
+	case "modern-ts-reject-http", "modern-ts-reject-stdio":
 		return tsServer, []string{"--legacy", "reject"}, true
-	case "py-http", "py-stdio":
+	case "modern-py-http", "modern-py-stdio":
 		return pyServer, nil, true
 	}
 	return sdkServer{}, nil, false

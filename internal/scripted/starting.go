@@ -13,7 +13,7 @@ import (
 	"github.com/mcpparity/mcpparity/internal/scenario"
 )
 
-// startingScenario is the scenario written for a new recording of a
+// startingScenario is the scenario written for a new fixture of a
 // suite: its server replayed from the fixture, then the status, the
 // tools, each call of the script, and the replay's report.
 func startingScenario(r SuiteRecording, fx *fixtures.Fixture) (*scenario.Scenario, error) {

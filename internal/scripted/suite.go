@@ -50,7 +50,7 @@ type SuiteScript struct {
 
 // SuiteRecording is one recording of a suite folder.
 type SuiteRecording struct {
-	// Dir is the suite folder; Name the recording's: its fixture is
+	// Dir is the suite folder; Name the fixture's: its fixture is
 	// fixtures/NAME/stdio.json or http.json, its call script
 	// scenarios/calls-NAME.json, and the server is NAME in its scenario.
 	Dir, Name string
@@ -81,11 +81,11 @@ func (r SuiteRecording) secrets() ([]string, []*regexp.Regexp, error) {
 
 var recordingName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
-// ValidateName refuses a recording name that is not a folder and server
+// ValidateName refuses a fixture name that is not a folder and server
 // name: lower-case letters, digits, '_' and '-'.
 func ValidateName(name string) error {
 	if !recordingName.MatchString(name) {
-		return fmt.Errorf("recording name %q: want lower-case letters, digits, '_' and '-', e.g. files", name)
+		return fmt.Errorf("fixture name %q: want lower-case letters, digits, '_' and '-', e.g. files", name)
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func (r SuiteRecording) Fixture() string {
 	return r.Name + "/stdio.json"
 }
 
-// recordSuite drives the reference pool through the recording's script
+// recordSuite drives the reference pool through the fixture's script
 // against its server (status, tools, then each call) and writes the
 // fixture, redacted and with its manifest, into path. harness is the
 // command line of this harness (the stdio recorder is its record

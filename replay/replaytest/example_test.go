@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A test holds a replay of an embedded recording and calls a tool with the
-// go-sdk client; a request the recording lacks fails the test when it
+// A test holds a replay of an embedded fixture and calls a tool with the
+// go-sdk client; a request the fixture lacks fails the test when it
 // ends. (Here a stand-in for the test's *testing.T shows the failure.)
 func Example() {
 	t := &fakeT{} // in a test: its *testing.T

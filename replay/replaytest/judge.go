@@ -15,7 +15,7 @@ func load(t testing.TB, name, transport string) *fixtures.Fixture {
 		t.Fatalf("replaytest: %v", err)
 	}
 	if fx.Manifest.Transport != transport {
-		t.Fatalf("replaytest: fixture %s is a recording over %s, not %s: use New%s", name, fx.Manifest.Transport, transport, constructor(fx.Manifest.Transport))
+		t.Fatalf("replaytest: fixture %s was recorded over %s, not %s: use New%s", name, fx.Manifest.Transport, transport, constructor(fx.Manifest.Transport))
 	}
 	return fx
 }

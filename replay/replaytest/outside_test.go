@@ -10,8 +10,8 @@ import (
 )
 
 // outsideTest is a test of a module outside this repository: it holds a
-// replay of an embedded recording and calls a tool with the go-sdk client;
-// with BREAK set it calls one the recording lacks.
+// replay of an embedded fixture and calls a tool with the go-sdk client;
+// with BREAK set it calls one the fixture lacks.
 const outsideTest = `package outside
 
 import (
@@ -42,7 +42,7 @@ func TestEcho(t *testing.T) {
 
 // TestOutsideModule: a module of its own imports replaytest (its go.mod
 // replaces this repository by its folder); its test passes, and fails,
-// naming the request, when it sends one the recording lacks.
+// naming the request, when it sends one the fixture lacks.
 func TestOutsideModule(t *testing.T) {
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
@@ -77,6 +77,6 @@ func TestOutsideModule(t *testing.T) {
 	}
 	out, err := goTest("BREAK=1")
 	if err == nil || !strings.Contains(out, `unmatched: replay: unmatched tools/call "echoes"`) || !strings.Contains(out, "--- FAIL: TestEcho") {
-		t.Fatalf("a request the recording lacks: %v, want TestEcho to fail naming it\n%s", err, out)
+		t.Fatalf("a request the fixture lacks: %v, want TestEcho to fail naming it\n%s", err, out)
 	}
 }

@@ -104,7 +104,7 @@ func TestUnrecordedFails(t *testing.T) {
 				s := connect(t, tc.tr(tb))
 				defer s.Close()
 				if _, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}}); err == nil {
-					t.Error("a call the recording lacks was answered as a success")
+					t.Error("a call the fixture lacks was answered as a success")
 				}
 			})
 			if len(errs) != 1 || !strings.Contains(errs[0], "unmatched") || !strings.Contains(errs[0], `"nope"`) {
@@ -120,8 +120,8 @@ func TestBadFixture(t *testing.T) {
 		body func(tb testing.TB)
 		want string
 	}{
-		{func(tb testing.TB) { replaytest.NewServer(tb, "sdk/stdio.json") }, "fixture sdk/stdio.json is a recording over stdio, not http: use NewStdio"},
-		{func(tb testing.TB) { replaytest.NewStdio(tb, "sdk/json.json") }, "fixture sdk/json.json is a recording over http, not stdio: use NewServer"},
+		{func(tb testing.TB) { replaytest.NewServer(tb, "sdk/stdio.json") }, "fixture sdk/stdio.json was recorded over stdio, not http: use NewStdio"},
+		{func(tb testing.TB) { replaytest.NewStdio(tb, "sdk/json.json") }, "fixture sdk/json.json was recorded over http, not stdio: use NewServer"},
 		{func(tb testing.TB) { replaytest.NewServer(tb, "nowhere.json") }, "fixture nowhere.json: no such file"},
 	} {
 		f := &fakeT{}

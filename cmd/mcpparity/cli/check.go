@@ -164,7 +164,7 @@ func runCheck(ctx context.Context, c *call) int {
 const checkNotes = `
 The embedded scenarios run, then those of each --suite folder (its
 scenarios/*.json, compared with its golden/*.golden, replaying its
-fixtures/ first, then the embedded recordings); --no-builtin leaves the
+fixtures/ first, then the embedded fixtures); --no-builtin leaves the
 embedded ones out. A scenario that sets a time scale and fails runs once
 more, alone, after the others: its verdict is that run's, and the report
 says it ran twice (--no-rerun keeps the first).

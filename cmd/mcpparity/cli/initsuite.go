@@ -33,7 +33,7 @@ bad arguments, a folder that is not empty, a harness error`
 
 func runInitSuite(ctx context.Context, c *call) int {
 	fs := c.flags("[--copy] DIR", initSuiteNotes)
-	copyOnly := fs.Bool("copy", false, "copy the embedded recording instead of recording server-everything with npx")
+	copyOnly := fs.Bool("copy", false, "copy the embedded fixture instead of recording server-everything with npx")
 	args, code, done := c.parseArgs(true)
 	if done {
 		return code
@@ -63,12 +63,12 @@ func runInitSuite(ctx context.Context, c *call) int {
 }
 
 // exampleRecording records server-everything into the suite with npx, or
-// copies the embedded recording (without npx, with --copy, or when the
+// copies the embedded fixture (without npx, with --copy, or when the
 // recording fails: said on stderr).
 func (c *call) exampleRecording(ctx context.Context, r scripted.SuiteRecording, copyOnly bool) (*scripted.Recorded, error) {
 	if !copyOnly {
 		if _, err := exec.LookPath("npx"); err != nil {
-			c.logf("npx is not on PATH: copying the embedded recording %s", scripted.EverythingSet.File)
+			c.logf("npx is not on PATH: copying the embedded fixture %s", scripted.EverythingSet.File)
 		} else {
 			exe, err := os.Executable()
 			if err != nil {
@@ -79,7 +79,7 @@ func (c *call) exampleRecording(ctx context.Context, r scripted.SuiteRecording, 
 			if err == nil || ctx.Err() != nil {
 				return res, err
 			}
-			c.logf("recording with npx failed (%v): copying the embedded recording %s", err, scripted.EverythingSet.File)
+			c.logf("recording with npx failed (%v): copying the embedded fixture %s", err, scripted.EverythingSet.File)
 		}
 	}
 	data, err := fixtures.Recordings.ReadFile("recordings/" + scripted.EverythingSet.File)

@@ -27,9 +27,9 @@ func TestOldSpellings(t *testing.T) {
 			"mcpparity record-proxy: --out-dir records a stdio server"},
 		{"record --upstream-cmd x --check", `"record --upstream-cmd" is now "record-proxy --upstream-cmd"`, 2,
 			"mcpparity record-proxy: flag provided but not defined: -check"},
-		{"record --suite " + empty, `"record --suite" is now "record-suite --suite"`, 2, "mcpparity record-suite: " + empty + " holds no recording"},
+		{"record --suite " + empty, `"record --suite" is now "record-suite --suite"`, 2, "mcpparity record-suite: " + empty + " holds no fixture"},
 		{"record --check --suite " + empty + " --name n --upstream-cmd x", `"record --check --suite" is now "record-suite --drift --suite"`, 2,
-			"mcpparity record-suite: --upstream and --upstream-cmd record a new recording: they need --name and do not go with --drift"},
+			"mcpparity record-suite: --upstream and --upstream-cmd record a new fixture: they need --name and do not go with --drift"},
 		{"record --check --out " + empty, `"record --check" is now "record --drift"`, 1, "record --drift: "},
 	} {
 		code, out, errs := run(strings.Fields(c.args)...)

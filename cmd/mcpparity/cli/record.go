@@ -17,7 +17,7 @@ func init() {
 	register("record", "record the fixtures from the live servers (record-proxy: any server; record-suite: into a suite)", runRecord)
 }
 
-// defaultRecordings is the folder of the fixtures' recordings.
+// defaultRecordings is the folder of the embedded fixtures.
 const defaultRecordings = "fixtures/recordings"
 
 const recordNotes = `
@@ -54,7 +54,7 @@ func (c *call) recordOldSpelling() (string, []string) {
 }
 
 // runRecord is `mcpparity record`: the fixtures recorded again (or, with
-// --drift, compared with fresh recordings).
+// --drift, compared with fresh fixtures).
 func runRecord(ctx context.Context, c *call) int {
 	name, args := c.recordOldSpelling()
 	if name != "record" {
@@ -62,7 +62,7 @@ func runRecord(ctx context.Context, c *call) int {
 	}
 	c.args = args
 	fs := c.flags("[--drift] [--everything] [--modern] [--out DIR] [--golden DIR]", recordNotes)
-	out := fs.String("out", defaultRecordings, "the `folder` of the recordings")
+	out := fs.String("out", defaultRecordings, "the `folder` of the fixtures")
 	drift := fs.Bool("drift", false, "record into a temporary folder and fail with a diff when the stored fixtures differ")
 	everything := fs.Bool("everything", false, "also record server-everything (npx) into everything/stdio.json and everything/http.json")
 	modern := fs.Bool("modern", false, "also record the servers of the 2026-07-28 revision on the TypeScript and Python SDKs into modern/ (recorder/servers: their packages installed)")
@@ -147,8 +147,8 @@ func setDrift(ctx context.Context, s scripted.Set, stored, fresh, exe string) (s
 }
 
 // refreshGolden rewrites the golden files of the source tree's scenarios
-// (beside goldenDir: DIR/scenarios and DIR/golden) from the recordings just
-// made in out, as golden does a suite's: the binary's embedded recordings
+// (beside goldenDir: DIR/scenarios and DIR/golden) from the fixtures just
+// made in out, as golden does a suite's: the binary's embedded fixtures
 // are those of its build, not the new ones.
 func (c *call) refreshGolden(ctx context.Context, goldenDir, out string) int {
 	goldenDir = filepath.Clean(goldenDir)

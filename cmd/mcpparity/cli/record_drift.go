@@ -9,7 +9,7 @@ import (
 	"github.com/mcpparity/mcpparity/internal/scripted"
 )
 
-// writeDrift reports each recording of a drift check, drifted or not,
+// writeDrift reports each fixture of a drift check, drifted or not,
 // then a total line that starts with what (the command); accept is the
 // command that records them again. It
 // returns the exit code: 0 when every recording matches (volatile fields
@@ -33,12 +33,12 @@ func writeDrift(w io.Writer, checked []scripted.Checked, what, accept string) in
 		}
 	}
 	if drifted+failed == 0 {
-		fmt.Fprintf(w, "%s: the %d recording(s) match a fresh recording\n", what, len(checked))
+		fmt.Fprintf(w, "%s: the %d fixture(s) match a fresh recording\n", what, len(checked))
 		return 0
 	}
 	var parts []string
 	if drifted > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d recording(s) drifted (to accept: %s)", drifted, len(checked), accept))
+		parts = append(parts, fmt.Sprintf("%d of %d fixture(s) drifted (to accept: %s)", drifted, len(checked), accept))
 	}
 	if failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d could not be made again", failed, len(checked)))

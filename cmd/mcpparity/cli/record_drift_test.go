@@ -32,7 +32,7 @@ func TestRecordDriftVolatile(t *testing.T) {
 			for i := range 2 {
 				out := mustRun(t, 0, "record-suite", "--drift", "--suite", dir)
 				for _, want := range []string{"ok     " + filepath.Join(dir, "fixtures", "tick", tc.name+".json"), "volatile field(s) changed",
-					".result.structuredContent.tick (answer to tools/call tick)", "the 1 recording(s) match"} {
+					".result.structuredContent.tick (answer to tools/call tick)", "the 1 fixture(s) match"} {
 					if !strings.Contains(out, want) {
 						t.Errorf("drift %d: output lacks %q:\n%s", i+1, want, out)
 					}
@@ -41,7 +41,7 @@ func TestRecordDriftVolatile(t *testing.T) {
 			writeScript(t, dir, tc.script, []string{"content[0].text"})
 			out := mustRun(t, 1, "record-suite", "--drift", "--suite", dir)
 			for _, want := range []string{"drift  ", "difference(s) outside the volatile fields", ".result.structuredContent.tick (answer to tools/call tick)",
-				"stored: ", "fresh:  ", "1 of 1 recording(s) drifted"} {
+				"stored: ", "fresh:  ", "1 of 1 fixture(s) drifted"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("output lacks %q:\n%s", want, out)
 				}

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("record-suite", "record a server into a suite folder through the reference pool (--drift: compare its recordings with fresh ones)", runRecordSuite)
+	register("record-suite", "record a server into a suite folder through the reference pool (--drift: compare its fixtures with fresh ones)", runRecordSuite)
 }
 
 const recordSuiteNotes = `
@@ -20,7 +20,7 @@ record-suite drives the reference pool against a server into a suite
 folder: with --upstream or --upstream-cmd and --name, it records
 DIR/fixtures/NAME/, writes its call script scenarios/calls-NAME.json (add
 calls there, then record again) and a starting scenario that lists and calls
-the tools; without them, it records again each recording of the suite (or
+the tools; without them, it records again each fixture of the suite (or
 NAME) from its call script; --drift compares those with the stored fixtures
 instead. Then: mcpparity golden --suite DIR.
 ` + secretsNote + `
@@ -30,7 +30,7 @@ In a suite, its call script's secretEnv and secretPatterns are secrets too.`
 func runRecordSuite(ctx context.Context, c *call) int {
 	fs := c.flags("--suite DIR [--name NAME] [--upstream URL | --upstream-cmd CMD] [--drift] [--secret S]... [--secret-env NAME]... [--secret-pattern RE]...", recordSuiteNotes)
 	dir := fs.String("suite", "", "the suite `folder` to record into (fixtures/NAME/, scenarios/calls-NAME.json, a starting scenario); required")
-	name := fs.String("name", "", "the recording's `name` (fixtures/NAME/, its server's name); without --upstream or --upstream-cmd: only it")
+	name := fs.String("name", "", "the fixture's `name` (fixtures/NAME/, its server's name); without --upstream or --upstream-cmd: only it")
 	drift := fs.Bool("drift", false, "record into a temporary folder and fail with a diff when the suite's stored fixtures differ")
 	sf := declareServerFlags(fs)
 	if code, done := c.parse(); done {
@@ -42,8 +42,8 @@ func runRecordSuite(ctx context.Context, c *call) int {
 	return c.recordSuite(ctx, *dir, *name, sf, *drift)
 }
 
-// recordSuite records into the suite dir: a new recording (--upstream or
-// --upstream-cmd, with --name), the suite's recordings made again from
+// recordSuite records into the suite dir: a new fixture (--upstream or
+// --upstream-cmd, with --name), the suite's fixtures made again from
 // their call scripts, or, with drift, those compared with fresh ones.
 func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlags, drift bool) int {
 	abs, err := filepath.Abs(dir)
@@ -69,14 +69,14 @@ func (c *call) recordSuite(ctx context.Context, dir, name string, sf *serverFlag
 	}
 	if upstream != "" || command != "" {
 		if drift || name == "" {
-			return c.badUsage("--upstream and --upstream-cmd record a new recording: they need --name and do not go with --drift")
+			return c.badUsage("--upstream and --upstream-cmd record a new fixture: they need --name and do not go with --drift")
 		}
 		return c.recordNew(ctx, abs, name, sf, secrets, exe)
 	}
 	names := []string{name}
 	if name == "" {
 		if names, err = scripted.SuiteNames(abs); err != nil || len(names) == 0 {
-			return c.failf(2, "%s holds no recording (scenarios/calls-NAME.json): record one with --name NAME --upstream URL or --upstream-cmd CMD", abs)
+			return c.failf(2, "%s holds no fixture (scenarios/calls-NAME.json): record one with --name NAME --upstream URL or --upstream-cmd CMD", abs)
 		}
 	}
 	if drift {
@@ -99,14 +99,14 @@ func (c *call) recordNew(ctx context.Context, abs, name string, sf *serverFlags,
 	return c.recordInto(ctx, []scripted.SuiteRecording{c.suiteRecording(abs, name, *script, sf, secrets)}, exe)
 }
 
-// recordAgain makes the suite's recordings of names again from their call
+// recordAgain makes the suite's fixtures of names again from their call
 // scripts.
 func (c *call) recordAgain(ctx context.Context, abs string, names []string, sf *serverFlags, secrets scripted.Secrets, exe string) int {
 	var recs []scripted.SuiteRecording
 	for _, n := range names {
 		script, err := scripted.ReadScript(abs, n)
 		if err != nil {
-			return c.failf(2, "%v (a new recording needs --upstream URL or --upstream-cmd CMD)", err)
+			return c.failf(2, "%v (a new fixture needs --upstream URL or --upstream-cmd CMD)", err)
 		}
 		recs = append(recs, c.suiteRecording(abs, n, *script, sf, secrets))
 	}
@@ -145,7 +145,7 @@ func (c *call) recordInto(ctx context.Context, recs []scripted.SuiteRecording, e
 	return 0
 }
 
-// suiteDrift is record-suite --drift: fresh recordings compared with the
+// suiteDrift is record-suite --drift: fresh fixtures compared with the
 // stored fixtures, each named below the folder as given.
 func (c *call) suiteDrift(ctx context.Context, given, dir string, names []string, secrets scripted.Secrets, exe string) int {
 	checked, err := scripted.DriftSuite(ctx, dir, names, secrets, []string{exe})

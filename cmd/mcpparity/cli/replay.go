@@ -19,7 +19,7 @@ func init() {
 func runReplay(ctx context.Context, c *call) int {
 	fs := c.flags("--fixture F [--addr 127.0.0.1:0] [--stdio] [--fault ...]... [flags]", replayNotes())
 	cfg := replay.Config{}
-	fs.StringVar(&cfg.Fixture, "fixture", "", "fixture file, or embedded recording name (e.g. sdk/sse.json), required")
+	fs.StringVar(&cfg.Fixture, "fixture", "", "fixture file, or embedded fixture name (e.g. sdk/sse.json), required")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:0", "HTTP listen address")
 	fs.BoolVar(&cfg.Stdio, "stdio", false, "serve a stdio fixture on stdin/stdout")
 	fs.DurationVar(&cfg.Options.AnswerTimeout, "answer-timeout", replay.DefaultAnswerTimeout, "wait for the client's answer to a server request")
@@ -102,7 +102,7 @@ exit codes: 0 the report is clean, 1 it shows a problem (an unmatched
 request, a header or environment mismatch, a missing answer) or a die fault
 fired, 2 bad flags, a bad fixture or options it does not take`
 	if names := fixtures.List(); len(names) > 0 {
-		notes += "\nembedded recordings: " + strings.Join(names, ", ")
+		notes += "\nembedded fixtures: " + strings.Join(names, ", ")
 	}
 	return notes
 }

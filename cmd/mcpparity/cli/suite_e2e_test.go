@@ -47,7 +47,7 @@ func runIn(t *testing.T, dir, bin string, args ...string) (int, string) {
 
 // TestInitSuiteWithTheBinaryAlone: the built binary, copied into a
 // temporary folder and run from another one (no source tree to read),
-// writes example suites, one a copy of the embedded recording and one
+// writes example suites, one a copy of the embedded fixture and one
 // recorded with npx when it is there, and check passes on both beside the
 // embedded scenarios.
 func TestInitSuiteWithTheBinaryAlone(t *testing.T) {
@@ -74,7 +74,7 @@ func TestInitSuiteWithTheBinaryAlone(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("init-suite: exit %d\n%s", code, out)
 	}
-	if _, err := exec.LookPath("npx"); err == nil && (!strings.Contains(out, "recording npx -y") || strings.Contains(out, "copying the embedded recording")) {
+	if _, err := exec.LookPath("npx"); err == nil && (!strings.Contains(out, "recording npx -y") || strings.Contains(out, "copying the embedded fixture")) {
 		t.Errorf("init-suite with npx on PATH did not record server-everything:\n%s", out)
 	}
 	if code, out = runIn(t, work, bin, "init-suite", "copied"); code != 2 || !strings.Contains(out, "is not empty") {

@@ -37,7 +37,7 @@ func TestSuiteOfModernServers(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{}
 	for name, mode := range modernSuite {
-		set := scripted.Set{File: mode, Mode: mode}
+		set := scripted.Set{File: "modern/" + mode + ".json"}
 		url, command, stop, err := scripted.Live(context.Background(), set, []string{bin})
 		if errors.Is(err, scripted.ErrNoServer) {
 			if os.Getenv("CI") == "true" {
