@@ -127,7 +127,7 @@ func buildHTTP(f *fixtures.Fixture, rec Recording, cfg Config, secrets []string)
 	}
 	probes := sortProbes(rec.Probes)
 	n := &normalizer{r: newReplacer(secrets, sessionPlaceholders(exs, probes)),
-		reqAllowed: allowSet(RequestHeaders, cfg.Headers), respAllowed: allowSet(ResponseHeaders),
+		reqAllowed: allowSet(requestHeaders, cfg.Headers), respAllowed: allowSet(responseHeaders),
 		events: eventPlaceholders(exs, probes)}
 	var msgs []message
 	for _, ex := range exs {

@@ -7,19 +7,19 @@ import (
 	"strings"
 )
 
-// RequestHeaders are the request headers kept in a fixture, besides the
+// requestHeaders are the request headers kept in a fixture, besides the
 // configured ones (Config.Headers). Keys are canonical. Host and Origin are
 // in a Proxy's recording only when they do not name the proxy (see
 // fixtures.OwnHost).
-var RequestHeaders = []string{
+var requestHeaders = []string{
 	"Accept", "Authorization", "Content-Type", "Host", "Last-Event-Id",
 	"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Origin",
 }
 
-// ResponseHeaders are the response headers kept in a fixture (the content
+// responseHeaders are the response headers kept in a fixture (the content
 // type has its own field, Response.ContentType; the framing, Content-Length
 // or chunks, Response.Chunked): those a client may act on.
-var ResponseHeaders = []string{"Allow", "Cache-Control", "Connection", "Mcp-Session-Id", "Www-Authenticate",
+var responseHeaders = []string{"Allow", "Cache-Control", "Connection", "Mcp-Session-Id", "Www-Authenticate",
 	"X-Accel-Buffering", "X-Content-Type-Options"}
 
 // jsonOrString returns data itself when it is JSON, else data as a JSON

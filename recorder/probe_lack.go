@@ -20,9 +20,9 @@ type ProbeOptions struct {
 	NoToolCalls bool
 }
 
-// HandshakeVersions are the protocol versions of the handshake era: an
+// handshakeVersions are the protocol versions of the handshake era: an
 // initialize probe asks for each one the client did not.
-var HandshakeVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+var handshakeVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
 // lackProbe is a request the conversation may lack, sent after a
 // handshake (session) or alone (an initialize of its own).
@@ -48,7 +48,7 @@ func lackProbes(init []byte, answers []json.RawMessage, opts ProbeOptions) []lac
 		out = append(out, lackProbe{probekind.MissingArguments, body, true})
 	}
 	asked := initParam(init, "protocolVersion")
-	for _, v := range HandshakeVersions {
+	for _, v := range handshakeVersions {
 		if `"`+v+`"` != string(asked) {
 			out = append(out, lackProbe{probekind.InitVersion, withInitParam(init, "protocolVersion", `"`+v+`"`), false})
 		}
