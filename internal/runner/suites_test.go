@@ -165,7 +165,7 @@ func TestSuiteNamesAndGolden(t *testing.T) {
 	err = scenario.RequireGolden(all, g)
 	if err == nil || !strings.Contains(err.Error(), "scenario myteam:31-bare has no golden file") ||
 		!strings.Contains(err.Error(), "mcpparity golden --suite "+su.Dir) || strings.Contains(err.Error(), "30-files") {
-		t.Errorf("CheckGolden: %v", err)
+		t.Errorf("RequireGolden: %v", err)
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 )
 
-// checkSteps decodes a scenario with these steps (JSON, comma-separated)
+// validateSteps decodes a scenario with these steps (JSON, comma-separated)
 // and two stdio replays, "a" holding requests, and checks it.
-func checkSteps(steps string) error {
+func validateSteps(steps string) error {
 	doc := `{"description": "t", "servers": {
 		"a": {"replay": "sdk/sse.json", "stdio": true, "holds": ["tools/call#1"]},
 		"b": {"replay": "sdk/sse.json", "stdio": true}},
@@ -96,7 +96,7 @@ func TestStepKinds(t *testing.T) {
 			{"name": "q", "kind": "observe", "store": true, "after": "o"}]}`, "its steps wait for each other in a cycle"},
 		{"replays not last", `{"name": "x", "kind": "replays"}, {"name": "c", "kind": "changes"}`, `step "x": the replays step stops the target, so it comes last`},
 	} {
-		err := checkSteps(c.steps)
+		err := validateSteps(c.steps)
 		switch {
 		case c.err == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
