@@ -1,4 +1,4 @@
-// Package suite runs the conformance scenarios against a target: it starts
+// Package runner runs the conformance scenarios against a target: it starts
 // the servers a scenario needs (replays of the fixtures, the live SDK
 // server), seeds the target's store, starts the target, drives it over the
 // HTTP contract, normalizes what it observes and compares it with the golden

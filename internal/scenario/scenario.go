@@ -1,3 +1,8 @@
+// Package scenario is the scenario format: a scenario's servers, store
+// and steps (each of one kind, validated by its kind's own code), the
+// config changes, what a step observes, and the loaders of the embedded
+// scenarios, of suite folders and of the source tree, with the golden
+// files and the rule coverage that go with them.
 package scenario
 
 import (
