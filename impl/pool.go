@@ -16,6 +16,8 @@ type Options struct {
 	// TimeScale multiplies every deadline of the pool: handshake (P3), call
 	// bound (P10), the grace of a closing stdio server (P2). 0 means 1.
 	TimeScale float64
+	// Era is the protocol era the pool speaks (E1); "" means EraHandshake.
+	Era string
 	// ConnectTimeout, for tests, replaces the handshake deadline of a
 	// command (P3); nil means ConnectTimeout, scaled.
 	ConnectTimeout func(command string) time.Duration
@@ -88,10 +90,9 @@ func NewPool(store *Store, opts Options) *Pool {
 func (p *Pool) Store() *Store { return p.store }
 
 var (
-	errPoolClosed   = errors.New("pool fermé")
-	errInvalidated  = errors.New("session invalidée pendant la connexion")
-	clientImpl      = &mcp.Implementation{Name: "mcpparity-ref", Version: "1.0.0"}
-	protocolVersion = "2025-11-25"
+	errPoolClosed  = errors.New("pool fermé")
+	errInvalidated = errors.New("session invalidée pendant la connexion")
+	clientImpl     = &mcp.Implementation{Name: "mcpparity-ref", Version: "1.0.0"}
 )
 
 // session returns the entry of a server once its attempt has ended,
@@ -157,12 +158,13 @@ func (p *Pool) connect(ctx context.Context, name string, e *entry) {
 }
 
 // open runs the handshake: initialize, notifications/initialized, then the
-// first page of tools/list (P5). A failed tools/list keeps the session
+// first page of tools/list (P5); in the modern era server/discover first,
+// the handshake only when the server refuses it (E2). A failed tools/list keeps the session
 // (P16: connected, with the error and no tools).
 func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSession, []*mcp.Tool, error) {
 	client := mcp.NewClient(clientImpl, nil) // answers server pings (P6)
 	t := p.newTransport(cfg)
-	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: p.era()})
 	if err != nil {
 		// The SDK closed the connection: a stdio server that did not finish
 		// its handshake has had its process group ended (groupConn.Close).
@@ -197,6 +199,16 @@ func (p *Pool) unpublishLocked(name string) {
 			delete(p.registry, exposed)
 		}
 	}
+}
+
+// era is the protocol version the client asks for: the handshake era's
+// pins initialize to it (P5.1); the modern era's makes the go-sdk try
+// server/discover first (E2).
+func (p *Pool) era() string {
+	if p.opts.Era == "" {
+		return EraHandshake
+	}
+	return p.opts.Era
 }
 
 // lookup resolves an exposed name through the registry (P7, P9).

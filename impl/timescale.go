@@ -34,3 +34,17 @@ func scale(d time.Duration, s float64) time.Duration {
 	}
 	return time.Duration(float64(d) * s)
 }
+
+// EnvOptions reads the contract's variables through getenv: the time scale
+// (TimeScaleVar) and the era (EraVar).
+func EnvOptions(getenv func(string) string) (Options, error) {
+	scale, err := ParseTimeScale(getenv(TimeScaleVar))
+	if err != nil {
+		return Options{}, err
+	}
+	era, err := ParseEra(getenv(EraVar))
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{TimeScale: scale, Era: era}, nil
+}

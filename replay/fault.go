@@ -51,8 +51,25 @@ const ReleaseFile = "release"
 // maxLinger bounds a linger fault, so that no replay outlives a run for long.
 const maxLinger = 30 * time.Second
 
+// Handshake, as a selector's method, selects the requests that open a
+// connection in either era: initialize and server/discover (a client of
+// the 2026-07-28 revision sends server/discover first).
+const Handshake = "handshake"
+
+// Selects reports whether a selector's method (Fault.Method: "" is any,
+// Handshake the opening requests) selects a request of method got.
+func Selects(method, got string) bool {
+	switch method {
+	case "", got:
+		return true
+	case Handshake:
+		return got == "initialize" || got == "server/discover"
+	}
+	return false
+}
+
 // Fault is one fault to inject. It selects JSON-RPC requests (messages with
-// an id) by Method ("" = any method) and N, the rank of the request among
+// an id) by Method ("" = any method, Handshake the opening ones) and N, the rank of the request among
 // those of Method (from 1). session-expired, cut-stream and die fire once,
 // at the N-th request (N 0 counts as 1); delay applies to every selected
 // request when N is 0, to the N-th only otherwise.
@@ -73,6 +90,7 @@ type Fault struct {
 //	cut-stream:SELECTOR, die:SELECTOR   same selectors
 //	delay:DURATION               every request (DURATION as in time.ParseDuration)
 //	delay:DURATION:SELECTOR      only the selected request(s); METHOD alone = all of METHOD
+//	METHOD handshake             initialize or server/discover, ranked together
 func ParseFault(s string) (Fault, error) {
 	kind, rest, _ := strings.Cut(s, ":")
 	f := Fault{Kind: FaultKind(kind)}
@@ -218,7 +236,7 @@ func (fs *faults) onRequest(method string) (Fault, held) {
 	defer fs.mu.Unlock()
 	var hit Fault
 	for i, f := range fs.list {
-		if f.Kind == FaultBarrier || f.Kind == FaultLinger || f.Kind == FaultSlowExit || f.Method != "" && f.Method != method {
+		if f.Kind == FaultBarrier || f.Kind == FaultLinger || f.Kind == FaultSlowExit || !Selects(f.Method, method) {
 			continue
 		}
 		fs.seen[i]++

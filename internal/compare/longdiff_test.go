@@ -155,7 +155,7 @@ func TestReportsLocate(t *testing.T) {
 	if err := report.WriteJUnit(&junit, "t", res); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteJSON(&js, "t", res); err != nil {
+	if err := report.WriteJSON(&js, "t", "2025-11-25", res); err != nil {
 		t.Fatal(err)
 	}
 	report.WriteSideBySide(&side, "a", "b", res[0].Diffs)

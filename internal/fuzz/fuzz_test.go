@@ -175,7 +175,7 @@ func TestFindShrinkWrite(t *testing.T) {
 	if err != nil || len(scs) != 1 {
 		t.Fatalf("the scenario written does not load: %v", err)
 	}
-	golden := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
+	golden := func(name, _ string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
 	for target, want := range map[target.Target]verdict.Verdict{target.RefTarget{}: verdict.Pass, bad: verdict.Fail} {
 		cfg := runner.Config{Target: target, Harness: harness(t)}
 		if res := runner.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {

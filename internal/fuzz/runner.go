@@ -50,7 +50,7 @@ func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := runner.Check(ctx, r.Target, []*scenario.Scenario{sc}, func(string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
+	res := runner.Check(ctx, r.Target, []*scenario.Scenario{sc}, func(string, string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
 	if ctx.Err() != nil {
 		return Outcome{}, errStopped
 	}

@@ -15,8 +15,10 @@ import (
 
 // Column is one implementation's results in a matrix, in scenario order.
 type Column struct {
-	Name    string   `json:"name"`
-	Target  string   `json:"target"`
+	Name   string `json:"name"`
+	Target string `json:"target"`
+	// Era is the protocol era the implementation was run in.
+	Era     string   `json:"era,omitempty"`
 	Results []Result `json:"results,omitempty"`
 	// Err is set when the implementation could not be run at all.
 	Err string `json:"error,omitempty"`

@@ -206,16 +206,20 @@ func WriteSideBySide(w io.Writer, a, b string, diffs []compare.Diff) {
 // Report is the machine-readable form of a check (check --json): what
 // check writes and what reads a check run as a child (mutate).
 type Report struct {
-	Target  string   `json:"target"`
+	Target string `json:"target"`
+	// Era is the protocol era the target was run in (2025-11-25 or
+	// 2026-07-28); absent in reports older than eras.
+	Era     string   `json:"era,omitempty"`
 	Results []Result `json:"results"`
 }
 
-// WriteJSON writes the results as one JSON document.
-func WriteJSON(w io.Writer, target string, results []Result) error {
+// WriteJSON writes the results of a target run in an era as one JSON
+// document.
+func WriteJSON(w io.Writer, target, era string, results []Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(Report{Target: target, Results: results})
+	return enc.Encode(Report{Target: target, Era: era, Results: results})
 }
 
 // ReadJSON reads the report check --json wrote to the file name.

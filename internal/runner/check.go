@@ -168,7 +168,7 @@ func checkOne(ctx context.Context, cfg Config, s *scenario.Scenario, golden scen
 		}
 	}
 	goldenName := s.GoldenID()
-	want, err := golden(goldenName)
+	want, err := golden(goldenName, cfg.Era)
 	if err != nil {
 		res.Verdict, res.Err = verdict.Error, fmt.Sprintf("golden file: %v", err)
 		return res

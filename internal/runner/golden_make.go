@@ -31,9 +31,10 @@ type GoldenChange struct {
 	Err error
 }
 
-// MakeGolden runs each suite scenario of scs against the reference, in
-// order, and writes its golden file into its suite's golden/ folder when
-// it changed; each is told to done as it ends. A scenario the same as
+// MakeGolden runs each suite scenario of scs against the reference in
+// cfg's era, in order, and writes its golden file of that era into its
+// suite's golden/ folder when it changed; each is told to done as it
+// ends. A scenario the same as
 // another is checked against that one's golden file once every file is
 // written. An error means the reference could not run a scenario.
 func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done func(GoldenChange)) error {
@@ -44,7 +45,7 @@ func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done 
 			return fmt.Errorf("scenario %s is embedded: its golden file is the binary's", s.ID())
 		}
 		obs, ch, err := referenceRun(ctx, cfg, s)
-		if err == nil && s.Timed() && ch.Err == nil && s.SameAs == "" && !sameAsFile(s, obs) {
+		if err == nil && s.Timed() && ch.Err == nil && s.SameAs == "" && !sameAsFile(s, obs, cfg.Era) {
 			// As check does (rerun.go): a timed scenario whose observations
 			// changed runs once more, alone; that run is written.
 			obs, ch, err = referenceRun(ctx, cfg, s)
@@ -53,11 +54,11 @@ func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done 
 			return err
 		}
 		if s.SameAs != "" {
-			later = append(later, func() GoldenChange { return sameAsChange(s, obs, ch) })
+			later = append(later, func() GoldenChange { return sameAsChange(s, obs, ch, cfg.Era) })
 			continue
 		}
 		if ch.Err == nil {
-			if ch, err = writeGolden(s, obs); err != nil {
+			if ch, err = writeGolden(s, obs, cfg.Era); err != nil {
 				return err
 			}
 		}
@@ -90,32 +91,46 @@ func referenceRun(ctx context.Context, cfg Config, s *scenario.Scenario) ([]scen
 	return obs, ch, nil
 }
 
-// sameAsFile reports whether obs encode to s's golden file as it is.
-func sameAsFile(s *scenario.Scenario, obs []scenario.Observation) bool {
+// sameAsFile reports whether obs encode to s's golden file of era as it
+// is.
+func sameAsFile(s *scenario.Scenario, obs []scenario.Observation, era string) bool {
 	data, err := EncodeObservations(obs)
 	if err != nil {
 		return false
 	}
-	old, err := os.ReadFile(golden.Path(s.Dir, s.Name))
+	old, err := golden.Read(s.Dir, s.Name, era)
 	return err == nil && bytes.Equal(old, data)
 }
 
-// writeGolden writes s's golden file when its bytes change, atomically.
-func writeGolden(s *scenario.Scenario, obs []scenario.Observation) (GoldenChange, error) {
-	ch := GoldenChange{Scenario: s.ID(), File: golden.Path(s.Dir, s.Name)}
+// writeGolden writes s's golden file of era when its bytes change,
+// atomically. Another era than the handshake one has a file of its own
+// only where its observations differ from the shared file: one that no
+// longer differs is removed.
+func writeGolden(s *scenario.Scenario, obs []scenario.Observation, era string) (GoldenChange, error) {
+	ch := GoldenChange{Scenario: s.ID(), File: golden.Path(s.Dir, s.Name, era)}
 	data, err := EncodeObservations(obs)
 	if err != nil {
 		return ch, err
 	}
+	shared := golden.Path(s.Dir, s.Name, "")
+	if ch.File != shared {
+		if same, err := os.ReadFile(shared); err == nil && bytes.Equal(same, data) {
+			return removeGolden(ch)
+		}
+	}
 	oldName := ch.File
 	old, err := os.ReadFile(ch.File)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && ch.File != shared:
+		// A new era file: its diff is from the shared file.
+		oldName, ch.New = shared, true
+		old, _ = os.ReadFile(shared)
 	case errors.Is(err, fs.ErrNotExist):
 		oldName, ch.New = "/dev/null", true
 	case err != nil:
 		return ch, err
 	}
-	if ch.Diff = compare.LineDiff(oldName, ch.File, old, data); ch.Diff == "" {
+	if ch.Diff = compare.LineDiff(oldName, ch.File, old, data); ch.Diff == "" && !ch.New {
 		return ch, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(ch.File), 0o755); err != nil {
@@ -128,13 +143,27 @@ func writeGolden(s *scenario.Scenario, obs []scenario.Observation) (GoldenChange
 	return ch, os.Rename(tmp, ch.File)
 }
 
+// removeGolden removes an era's file that no longer differs from the
+// shared one; its diff is the whole file's removal.
+func removeGolden(ch GoldenChange) (GoldenChange, error) {
+	old, err := os.ReadFile(ch.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ch, nil
+	}
+	if err != nil {
+		return ch, err
+	}
+	ch.Diff = compare.LineDiff(ch.File, "/dev/null", old, nil)
+	return ch, os.Remove(ch.File)
+}
+
 // sameAsChange compares the observations of a scenario the same as
-// another with that one's golden file, its replays left out.
-func sameAsChange(s *scenario.Scenario, obs []scenario.Observation, ch GoldenChange) GoldenChange {
+// another with that one's golden file of era, its replays left out.
+func sameAsChange(s *scenario.Scenario, obs []scenario.Observation, ch GoldenChange, era string) GoldenChange {
 	if ch.Err != nil {
 		return ch
 	}
-	data, err := golden.Read(s.Dir, s.SameAs)
+	data, err := golden.Read(s.Dir, s.SameAs, era)
 	if err != nil {
 		ch.Err = fmt.Errorf("its sameAs %s has no golden file: %w", s.SameAs, err)
 		return ch

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpparity/mcpparity/internal/childproc"
 	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/replay"
 )
 
 // pollEvery is how often the harness looks at replays' files while it waits.
@@ -127,14 +128,21 @@ func (c *received) add(method string) {
 	c.mu.Unlock()
 }
 
-// receivedCount is the number of messages of method a replay received:
-// counted in process for HTTP replays, read from the progress files of
-// stdio replays (one method a line).
+// receivedCount is the number of messages a replay received of method,
+// a selector's (replay.Selects: "handshake" counts initialize and
+// server/discover): counted in process for HTTP replays, read from the
+// progress files of stdio replays (one method a line).
 func (r *running) receivedCount(name, method string) (int, error) {
 	if c, ok := r.received[name]; ok {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return c.counts[method], nil
+		n := 0
+		for got, k := range c.counts {
+			if replay.Selects(method, got) {
+				n += k
+			}
+		}
+		return n, nil
 	}
 	dir, ok := r.stdio[name]
 	if !ok {
@@ -152,7 +160,7 @@ func (r *running) receivedCount(name, method string) (int, error) {
 		}
 		sc := bufio.NewScanner(fh)
 		for sc.Scan() {
-			if sc.Text() == method {
+			if replay.Selects(method, sc.Text()) {
 				n++
 			}
 		}

@@ -26,6 +26,10 @@ type Config struct {
 	Store target.Store
 	// Vars are given to the target's environment.
 	Vars map[string]string
+	// Era is the protocol era the target speaks (impl.Eras; "" is the
+	// handshake era): given to it as impl.EraVar, and the era of the
+	// golden files it is compared with.
+	Era string
 	// Harness is the command line that runs this harness (its replay
 	// subcommand serves stdio fixtures), e.g. [/usr/bin/mcpparity].
 	Harness []string
@@ -135,7 +139,16 @@ func scenarioEnv(env *target.Env, cfg Config, s *scenario.Scenario, srv *running
 	for k, v := range s.Env {
 		env.Vars[k] = env.Expand(srv.expand(target.ExpandPath(v)))
 	}
+	env.Vars[impl.EraVar] = cfg.era()
 	return nil
+}
+
+// era is the run's era, the handshake era when unset.
+func (c Config) era() string {
+	if c.Era == "" {
+		return impl.EraHandshake
+	}
+	return c.Era
 }
 
 // seedStore writes the scenario's seed, when it has one, through the

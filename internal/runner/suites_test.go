@@ -153,10 +153,10 @@ func TestSuiteNamesAndGolden(t *testing.T) {
 		t.Fatalf("--run ^myteam:30 selects %v", ids(sel))
 	}
 	g := scenario.GoldenOf(all)
-	if data, err := g("myteam:30-files"); err != nil || string(data) != "[]\n" {
+	if data, err := g("myteam:30-files", ""); err != nil || string(data) != "[]\n" {
 		t.Errorf("golden of myteam:30-files: %q %v", data, err)
 	}
-	if data, err := g("03-status"); err != nil || !bytes.Contains(data, []byte(`"step": "status"`)) {
+	if data, err := g("03-status", ""); err != nil || !bytes.Contains(data, []byte(`"step": "status"`)) {
 		t.Errorf("golden of 03-status: %.40q %v", data, err)
 	}
 	if err := scenario.RequireGolden(sel, g); err != nil {

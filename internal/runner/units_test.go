@@ -163,7 +163,7 @@ func TestEmbeddedData(t *testing.T) {
 		if s.SameAs != "" {
 			name = s.SameAs
 		}
-		if _, err := scenario.EmbeddedGolden(name); err != nil {
+		if _, err := scenario.EmbeddedGolden(name, ""); err != nil {
 			t.Errorf("scenario %s: %v", s.Name, err)
 		}
 	}
@@ -187,7 +187,7 @@ func TestReportsAreUTF8(t *testing.T) {
 	if err := report.WriteJUnit(&junit, "ref", res); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteJSON(&js, "ref", res); err != nil {
+	if err := report.WriteJSON(&js, "ref", "2025-11-25", res); err != nil {
 		t.Fatal(err)
 	}
 	for name, b := range map[string][]byte{"terminal": term.Bytes(), "markdown": md.Bytes(), "junit": junit.Bytes(), "json": js.Bytes()} {

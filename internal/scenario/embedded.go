@@ -12,6 +12,6 @@ func EmbeddedScenarios() ([]*Scenario, error) { return LoadScenarios(scenarios.F
 func EmbeddedChanges() ([]*Change, error) { return loadChanges(scenarios.Files, "changes") }
 
 // EmbeddedGolden reads the golden files built into the binary.
-func EmbeddedGolden(scenario string) ([]byte, error) {
-	return golden.Read("", scenario)
+func EmbeddedGolden(scenario, era string) ([]byte, error) {
+	return golden.Read("", scenario, era)
 }

@@ -228,21 +228,21 @@ func GoldenOf(scs []*Scenario) Golden {
 	for _, s := range scs {
 		dirs[s.ID()], names[s.ID()] = s.Dir, s.Name
 	}
-	return func(id string) ([]byte, error) {
+	return func(id, era string) ([]byte, error) {
 		name, ok := names[id]
 		if !ok {
 			return nil, fmt.Errorf("no scenario %q", id)
 		}
-		return golden.Read(dirs[id], name)
+		return golden.Read(dirs[id], name, era)
 	}
 }
 
 // RequireGolden reports every scenario of scs whose golden file g cannot
-// read, in one error.
+// read, in one error: the file every era shares, which each has.
 func RequireGolden(scs []*Scenario, g Golden) error {
 	var errs []error
 	for _, s := range scs {
-		if _, err := g(s.GoldenID()); err != nil {
+		if _, err := g(s.GoldenID(), ""); err != nil {
 			hint := ""
 			if s.Dir != "" && errors.Is(err, fs.ErrNotExist) {
 				hint = fmt.Sprintf(" (write it with: mcpparity golden --suite %s)", s.Dir)
@@ -253,9 +253,10 @@ func RequireGolden(scs []*Scenario, g Golden) error {
 	return errors.Join(errs...)
 }
 
-// Golden returns the golden observations of a scenario by ID (nil, error
-// when there are none).
-type Golden func(scenario string) ([]byte, error)
+// Golden returns the golden observations of a scenario by ID in an era
+// (the era's own file, else the shared one; nil, error when there are
+// none).
+type Golden func(scenario, era string) ([]byte, error)
 
 // Select returns the scenarios whose ID run matches ("03-status",
 // "myteam:30-files"; all when run is nil).

@@ -12,15 +12,14 @@ type RefTarget struct{}
 func (RefTarget) Name() string { return "ref" }
 
 func (RefTarget) Start(ctx context.Context, env Env) (Instance, error) {
-	opts := impl.Options{Workspace: env.Workspace, BaseEnv: baseEnv(env.Vars)}
-	if path, ok := env.Vars["PATH"]; ok {
-		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name, env.Hide, env.launchers()) }
-	}
-	scale, err := impl.ParseTimeScale(env.Vars[impl.TimeScaleVar])
+	opts, err := impl.EnvOptions(func(k string) string { return env.Vars[k] })
 	if err != nil {
 		return nil, err
 	}
-	opts.TimeScale = scale
+	opts.Workspace, opts.BaseEnv = env.Workspace, baseEnv(env.Vars)
+	if path, ok := env.Vars["PATH"]; ok {
+		opts.LookPath = func(name string) (string, error) { return lookPathIn(path, name, env.Hide, env.launchers()) }
+	}
 	srv, err := impl.Start(env.Addr, env.State, opts)
 	if err != nil {
 		return nil, err

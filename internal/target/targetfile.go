@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"gopkg.in/yaml.v3"
@@ -14,9 +15,12 @@ import (
 // TargetFile describes a target beyond its spec: environment, store
 // commands, accepted deviations. JSON or YAML (by extension).
 type TargetFile struct {
-	Target string            `json:"target" yaml:"target"`
-	Env    map[string]string `json:"env" yaml:"env"`
-	Store  *struct {
+	Target string `json:"target" yaml:"target"`
+	// Era is the protocol era the target speaks (2025-11-25, the default,
+	// or 2026-07-28); check's --era replaces it.
+	Era   string            `json:"era" yaml:"era"`
+	Env   map[string]string `json:"env" yaml:"env"`
+	Store *struct {
 		Seed string `json:"seed" yaml:"seed"`
 		Dump string `json:"dump" yaml:"dump"`
 	} `json:"store" yaml:"store"`
@@ -77,6 +81,9 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 	if m := tf.Mutants; m != nil && (m.Catalogue == "" || (m.Build == "") == (m.Switch == "")) {
 		return nil, fmt.Errorf("target file %s: mutants needs catalogue and either build or switch", path)
 	}
+	if err := tf.checkEra(); err != nil {
+		return nil, fmt.Errorf("target file %s: %w", path, err)
+	}
 	if tf.Store != nil && (tf.Store.Seed == "" || tf.Store.Dump == "") {
 		return nil, fmt.Errorf("target file %s: store needs both seed and dump", path)
 	}
@@ -90,6 +97,18 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 		}
 	}
 	return &tf, nil
+}
+
+// checkEra checks the era: a known one, set by era, not by env.
+func (tf *TargetFile) checkEra() error {
+	if _, ok := tf.Env[impl.EraVar]; ok {
+		return fmt.Errorf("env sets %s: the era is set by era (or check's --era)", impl.EraVar)
+	}
+	if tf.Era == "" {
+		return nil
+	}
+	_, err := impl.ParseEra(tf.Era)
+	return err
 }
 
 // setDir sets Dir and expands {dir} in the commands and env values (a

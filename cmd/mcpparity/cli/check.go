@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/runner"
@@ -69,8 +71,9 @@ func (c *call) setup(runExpr string, sf *suiteFlags, needGolden bool) (*runner.C
 	return &runner.Config{Harness: []string{exe}, Changes: changes}, scs, golden, 0
 }
 
-// targetConfig resolves --target and --target-file into cfg.
-func targetConfig(cfg *runner.Config, spec, file string) ([]compare.Deviation, error) {
+// targetConfig resolves --target, --target-file and --era into cfg: the
+// flag's era, else the target file's, else the handshake era.
+func targetConfig(cfg *runner.Config, spec, file, era string) ([]compare.Deviation, error) {
 	var tf *target.TargetFile
 	if file != "" {
 		var err error
@@ -80,7 +83,14 @@ func targetConfig(cfg *runner.Config, spec, file string) ([]compare.Deviation, e
 		if spec == "" {
 			spec = tf.Target
 		}
+		if era == "" {
+			era = tf.Era
+		}
 		cfg.Vars = tf.Env
+	}
+	var err error
+	if cfg.Era, err = impl.ParseEra(era); err != nil {
+		return nil, fmt.Errorf("--era: %w", err)
 	}
 	t, err := target.ParseTarget(spec)
 	if err != nil {
@@ -94,6 +104,19 @@ func targetConfig(cfg *runner.Config, spec, file string) ([]compare.Deviation, e
 		return tf.Deviations, nil
 	}
 	return nil, nil
+}
+
+// declareEraFlag declares --era, the protocol era a target speaks.
+func declareEraFlag(fs *flag.FlagSet) *string {
+	return fs.String("era", "", "the protocol `era` the target speaks: "+impl.EraHandshake+" (the default, or the target file's era) or "+impl.EraModern+"; given to it as "+impl.EraVar+", and the era of the golden files")
+}
+
+// eraNote names an era other than the handshake one, for a heading.
+func eraNote(era string) string {
+	if era == "" || era == impl.EraHandshake {
+		return ""
+	}
+	return ", era " + era
 }
 
 // reach says, once before any scenario, whether a target that can tell
@@ -115,6 +138,7 @@ func runCheck(ctx context.Context, c *call) int {
 	jsonOut := fs.String("json", "", "write the results (verdicts, differences, errors) as JSON to this file (its folder is made)")
 	failFast := fs.Bool("failfast", false, "stop at the first scenario that fails (the others are skipped)")
 	parallel := fs.Int("parallel", runner.DefaultParallel, "scenarios run at once")
+	era := declareEraFlag(fs)
 	noRerun := fs.Bool("no-rerun", false, "keep the first verdict of a scenario that sets a time scale and fails (by default it runs once more, alone, after the others)")
 	sf := declareSuiteFlags(fs, true)
 	if code, done := c.parse(); done {
@@ -124,7 +148,7 @@ func runCheck(ctx context.Context, c *call) int {
 	if code != 0 {
 		return code
 	}
-	devs, err := targetConfig(cfg, *target, *targetFile)
+	devs, err := targetConfig(cfg, *target, *targetFile, *era)
 	if err != nil {
 		return c.fail(exitCannotRun, err)
 	}
@@ -140,14 +164,14 @@ func runCheck(ctx context.Context, c *call) int {
 	if err := reach(ctx, cfg.Target); err != nil {
 		return c.failf(exitCannotRun, "target %s cannot be reached, no scenario was run: %v", cfg.Target.Name(), err)
 	}
-	fmt.Fprintf(stdout, "target %s: %d scenario(s)\n", cfg.Target.Name(), len(scs))
+	fmt.Fprintf(stdout, "target %s%s: %d scenario(s)\n", cfg.Target.Name(), eraNote(cfg.Era), len(scs))
 	results := runner.Check(ctx, *cfg, scs, golden, devs, stdout)
 	report.WriteDetails(stdout, results)
 	name := cfg.Target.Name()
 	if err := outs.write(map[string]func(io.Writer) error{
 		"junit":  func(w io.Writer) error { return report.WriteJUnit(w, name, results) },
 		"report": func(w io.Writer) error { report.WriteMarkdown(w, name, results); return nil },
-		"json":   func(w io.Writer) error { return report.WriteJSON(w, name, results) },
+		"json":   func(w io.Writer) error { return report.WriteJSON(w, name, cfg.Era, results) },
 	}); err != nil {
 		return c.fail(exitCannotRun, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/target"
@@ -20,6 +21,7 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	b := fs.String("b", "", "second target")
 	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
 	sf := declareSuiteFlags(fs, true)
+	era := declareEraFlag(fs)
 	if code, done := c.parse(); done {
 		return code
 	}
@@ -37,6 +39,9 @@ exit codes: 0 the same observations, 1 a difference, 2 could not run`)
 	cfg, scs, _, code := c.setup(*runExpr, sf, false)
 	if code != 0 {
 		return code
+	}
+	if cfg.Era, err = impl.ParseEra(*era); err != nil {
+		return c.badUsage("--era: %v", err)
 	}
 	stdout := c.stdout
 	code = exitParity

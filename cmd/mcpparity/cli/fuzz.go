@@ -31,6 +31,7 @@ func runFuzz(ctx context.Context, c *call) int {
 	shrink := fs.Int("shrink", fuzz.DefaultShrinkRuns, "runs the shrinker may make")
 	suiteDir := fs.String("suite", "fuzz-suite", "where a finding is written: DIR/scenarios/NAME.json and DIR/golden/NAME.golden")
 	jsonOut := fs.String("json", "", "write what the run did (seed, sequences, the finding and its differences) as JSON to this file")
+	era := declareEraFlag(fs)
 	if code, done := c.parse(); done {
 		return code
 	}
@@ -42,7 +43,7 @@ func runFuzz(ctx context.Context, c *call) int {
 	}
 	// A fuzz run allocates much and keeps little: collect less often.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	runner, code := c.fuzzRunner(*target, *targetFile)
+	runner, code := c.fuzzRunner(*target, *targetFile, *era)
 	if code != 0 {
 		return code
 	}
@@ -94,17 +95,18 @@ func (c *call) fuzzOutcome(rep *fuzz.Report, name, suiteDir, target, targetFile 
 }
 
 // fuzzRunner resolves the target and the harness into a runner.
-func (c *call) fuzzRunner(spec, targetFile string) (*fuzz.Runner, int) {
+func (c *call) fuzzRunner(spec, targetFile, era string) (*fuzz.Runner, int) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, c.fail(exitCannotRun, err)
 	}
 	cfg := runner.Config{Harness: []string{exe}}
-	devs, err := targetConfig(&cfg, spec, targetFile)
+	devs, err := targetConfig(&cfg, spec, targetFile, era)
 	if err != nil {
 		return nil, c.fail(exitCannotRun, err)
 	}
-	return &fuzz.Runner{Ref: runner.Config{Target: target.RefTarget{}, Harness: cfg.Harness}, Target: cfg, Deviations: devs}, 0
+	ref := runner.Config{Target: target.RefTarget{}, Harness: cfg.Harness, Era: cfg.Era}
+	return &fuzz.Runner{Ref: ref, Target: cfg, Deviations: devs}, 0
 }
 
 // isFlagSet reports whether the command line set the flag.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/scenario"
@@ -45,12 +46,16 @@ func runMatrix(ctx context.Context, c *call) int {
 The implementations are ref, `+defaultPortFile+` (when it is there) and
 `+rustPortFile+` (once built), then every --target and --target-file, in
 order; --no-defaults keeps only those. A target or file given twice is one
-column (NAME=SPEC names a column already there).
+implementation (NAME=SPEC names one already there). Each implementation
+runs in each era of --era (by default both): one column per
+implementation and era, named NAME ERA.
 exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not run`)
 	var targets, files listFlag
 	fs.Var(&targets, "target", "a `target` to add, repeatable: [NAME=]SPEC, SPEC as for check (ref, cmd:…, url:…, image:…)")
 	fs.Var(&files, "target-file", "a target `file` to add, repeatable")
 	noDefaults := fs.Bool("no-defaults", false, "leave out ref and the ports")
+	var eras listFlag
+	fs.Var(&eras, "era", "an `era` to run each implementation in, repeatable: "+impl.EraHandshake+" or "+impl.EraModern+" (default: both)")
 	runExpr := fs.String("run", "", "run only the scenarios whose name (03-status, SUITE:NAME) matches this regular expression")
 	sf := declareSuiteFlags(fs, true)
 	markdown := fs.String("markdown", "", "write the matrix as Markdown to this file")
@@ -63,6 +68,14 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 	if len(impls) == 0 {
 		return c.badUsage("no implementation: --no-defaults needs a --target or a --target-file")
 	}
+	if len(eras) == 0 {
+		eras = impl.Eras
+	}
+	for _, e := range eras {
+		if _, err := impl.ParseEra(e); err != nil || e == "" {
+			return c.badUsage("--era %q: want %s or %s", e, impl.EraHandshake, impl.EraModern)
+		}
+	}
 	base, scs, golden, code := c.setup(*runExpr, sf, true)
 	if code != 0 {
 		return code
@@ -73,7 +86,7 @@ exit codes: 0 every implementation in parity, 1 one diverges, 2 one could not ru
 	}
 	defer outs.abort()
 	stdout := c.stdout
-	m := runColumns(ctx, base, scs, golden, impls, stdout)
+	m := runColumns(ctx, base, scs, golden, impls, eras, stdout)
 	fmt.Fprintln(stdout)
 	report.WriteMatrixText(stdout, m)
 	if err := outs.write(map[string]func(io.Writer) error{
@@ -151,36 +164,46 @@ func matrixImpls(noDefaults bool, targets, files []string) []matrixImpl {
 	return impls
 }
 
-// runColumns runs the scenarios against each implementation in turn, a
-// line each on stdout; one that cannot run is a column with its error.
-func runColumns(ctx context.Context, base *runner.Config, scs []*scenario.Scenario, golden scenario.Golden, impls []matrixImpl, stdout io.Writer) *report.Matrix {
+// runColumns runs the scenarios against each implementation in each era
+// in turn, a line each on stdout; one that cannot run is a column with its
+// error. A column is named for its implementation, and its era when
+// there are several.
+func runColumns(ctx context.Context, base *runner.Config, scs []*scenario.Scenario, golden scenario.Golden, impls []matrixImpl, eras []string, stdout io.Writer) *report.Matrix {
 	m := &report.Matrix{}
 	for _, s := range scs {
 		m.Scenarios = append(m.Scenarios, s.ID())
 	}
 	for _, im := range impls {
-		cfg := *base
-		col := report.Column{Name: im.name, Target: im.spec}
-		devs, err := targetConfig(&cfg, im.spec, im.file)
-		if err == nil {
-			col.Target = cfg.Target.Name()
-			err = reach(ctx, cfg.Target)
-		}
-		if err != nil {
-			col.Err = err.Error()
-			fmt.Fprintf(stdout, "%s: could not run: %v\n", im.name, err)
-			m.Columns = append(m.Columns, col)
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: %s\n", im.name, col.Target)
-		col.Results = runner.Check(ctx, cfg, scs, golden, devs, nil)
-		fmt.Fprintf(stdout, "  %s\n", report.Totals(col.Results))
-		m.Columns = append(m.Columns, col)
-		if ctx.Err() != nil {
-			break
+		for _, era := range eras {
+			col := report.Column{Name: im.name, Target: im.spec, Era: era}
+			if len(eras) > 1 {
+				col.Name += " " + era
+			}
+			m.Columns = append(m.Columns, runColumn(ctx, *base, scs, golden, im, col, stdout))
+			if ctx.Err() != nil {
+				return m
+			}
 		}
 	}
 	return m
+}
+
+// runColumn runs the scenarios against one implementation in col's era.
+func runColumn(ctx context.Context, cfg runner.Config, scs []*scenario.Scenario, golden scenario.Golden, im matrixImpl, col report.Column, stdout io.Writer) report.Column {
+	devs, err := targetConfig(&cfg, im.spec, im.file, col.Era)
+	if err == nil {
+		col.Target = cfg.Target.Name()
+		err = reach(ctx, cfg.Target)
+	}
+	if err != nil {
+		col.Err = err.Error()
+		fmt.Fprintf(stdout, "%s: could not run: %v\n", col.Name, err)
+		return col
+	}
+	fmt.Fprintf(stdout, "%s: %s\n", col.Name, col.Target)
+	col.Results = runner.Check(ctx, cfg, scs, golden, devs, nil)
+	fmt.Fprintf(stdout, "  %s\n", report.Totals(col.Results))
+	return col
 }
 
 // implName reads "[NAME=]SPEC" (named: NAME= was given); without a name, a

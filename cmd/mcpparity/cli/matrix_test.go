@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,19 +22,21 @@ func TestMatrix(t *testing.T) {
 	dir := t.TempDir()
 	md, html, js := filepath.Join(dir, "m.md"), filepath.Join(dir, "m.html"), filepath.Join(dir, "m.json")
 	var out, errs bytes.Buffer
-	code := dispatch(context.Background(), []string{"matrix", "--no-defaults", "--run", "^03-status$",
+	code := dispatch(context.Background(), []string{"matrix", "--no-defaults", "--run", "^06-stdio$",
 		"--target", "ref", "--target", "go=cmd:" + exe + " serve-ref --addr {addr} --state {state} --workspace {workspace}",
 		"--markdown", md, "--html", html, "--json", js}, &out, &errs)
 	if code != exitParity {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errs.String())
 	}
-	if !strings.Contains(out.String(), "03-status  pass  pass") {
+	// Each target in each era: four columns. 06-stdio's golden files differ
+	// by era: a cmd: target is told its era.
+	if !regexp.MustCompile(`(?m)^06-stdio +pass +pass +pass +pass$`).MatchString(out.String()) {
 		t.Errorf("table:\n%s", out.String())
 	}
 	for path, want := range map[string]string{
-		md:   "| `03-status` | ✅ pass | ✅ pass |",
+		md:   "| `06-stdio` | ✅ pass | ✅ pass | ✅ pass | ✅ pass |",
 		html: `<td class="verdict pass"><span class="badge">✓</span>pass`,
-		js:   `"name": "go"`,
+		js:   `"name": "go 2026-07-28"`,
 	} {
 		data, err := os.ReadFile(path)
 		if err != nil || !strings.Contains(string(data), want) {
@@ -53,7 +56,7 @@ func TestMatrixOneColumnPerTarget(t *testing.T) {
 	js := filepath.Join(dir, "m.json")
 	for _, args := range [][]string{{"--target", "ref"}, {"--target", "ref", "--target", "ref"}} {
 		var out, errs bytes.Buffer
-		code := dispatch(context.Background(), append([]string{"matrix", "--run", "^03-status$", "--json", js}, args...), &out, &errs)
+		code := dispatch(context.Background(), append([]string{"matrix", "--era", "2025-11-25", "--run", "^03-status$", "--json", js}, args...), &out, &errs)
 		if code != exitParity {
 			t.Fatalf("%q: exit %d\n%s%s", args, code, out.String(), errs.String())
 		}

@@ -15,7 +15,7 @@ func init() {
 
 func runServeRef(ctx context.Context, c *call) int {
 	fs := c.flags("--state DIR [--addr 127.0.0.1:0] [--workspace DIR]", `
-The first line printed is the bound address. `+impl.TimeScaleVar+` scales every deadline.`)
+The first line printed is the bound address. `+impl.TimeScaleVar+` scales every deadline; `+impl.EraVar+` names the era.`)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	state := fs.String("state", "", "state folder (bbolt store), required")
 	workspace := fs.String("workspace", "", "workspace folder ({workspace} in the catalog)")
@@ -25,14 +25,13 @@ The first line printed is the bound address. `+impl.TimeScaleVar+` scales every 
 	if *state == "" {
 		return c.badUsage("--state is required")
 	}
-	opts := impl.Options{Workspace: *workspace}
-	// The harness scales every deadline through this variable, so that its
-	// timing scenarios run in milliseconds.
-	scale, err := impl.ParseTimeScale(os.Getenv(impl.TimeScaleVar))
+	// The harness scales every deadline (its timing scenarios run in
+	// milliseconds) and names the era through the contract's variables.
+	opts, err := impl.EnvOptions(os.Getenv)
 	if err != nil {
 		return c.fail(2, err)
 	}
-	opts.TimeScale = scale
+	opts.Workspace = *workspace
 	srv, err := impl.Start(*addr, *state, opts)
 	if err != nil {
 		return c.fail(2, err)
