@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpparity/mcpparity/golden"
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/target"
@@ -19,6 +20,9 @@ import (
 // GoldenChange is what MakeGolden did for one scenario.
 type GoldenChange struct {
 	Scenario string
+	// Era is the era whose observations were written ("" for the
+	// handshake era, whose file every era shares).
+	Era string
 	// File is the golden file ("" for a scenario the same as another: it
 	// has none of its own).
 	File string
@@ -31,13 +35,29 @@ type GoldenChange struct {
 	Err error
 }
 
-// MakeGolden runs each suite scenario of scs against the reference in
+// MakeGolden writes the golden files of scs in every era (impl.Eras):
+// the shared file of the handshake era first, then each other era's own
+// file where its observations differ.
+func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done func(GoldenChange)) error {
+	for _, era := range impl.Eras {
+		cfg.Era = era
+		if era == impl.EraHandshake {
+			cfg.Era = ""
+		}
+		if err := makeGoldenEra(ctx, cfg, scs, done); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// makeGoldenEra runs each suite scenario of scs against the reference in
 // cfg's era, in order, and writes its golden file of that era into its
 // suite's golden/ folder when it changed; each is told to done as it
 // ends. A scenario the same as
 // another is checked against that one's golden file once every file is
 // written. An error means the reference could not run a scenario.
-func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done func(GoldenChange)) error {
+func makeGoldenEra(ctx context.Context, cfg Config, scs []*scenario.Scenario, done func(GoldenChange)) error {
 	cfg.Target = target.RefTarget{}
 	var later []func() GoldenChange
 	for _, s := range scs {
@@ -73,7 +93,7 @@ func MakeGolden(ctx context.Context, cfg Config, scs []*scenario.Scenario, done 
 // referenceRun runs s against cfg's target; a declared expectation it
 // does not meet is the change's Err.
 func referenceRun(ctx context.Context, cfg Config, s *scenario.Scenario) ([]scenario.Observation, GoldenChange, error) {
-	ch := GoldenChange{Scenario: s.ID()}
+	ch := GoldenChange{Scenario: s.ID(), Era: cfg.Era}
 	obs, expects, logs, err := RunScenario(ctx, cfg, s)
 	if err != nil {
 		return nil, ch, fmt.Errorf("%s: the reference could not run it: %w\n%s", s.ID(), err, logs)
@@ -107,7 +127,7 @@ func sameAsFile(s *scenario.Scenario, obs []scenario.Observation, era string) bo
 // only where its observations differ from the shared file: one that no
 // longer differs is removed.
 func writeGolden(s *scenario.Scenario, obs []scenario.Observation, era string) (GoldenChange, error) {
-	ch := GoldenChange{Scenario: s.ID(), File: golden.Path(s.Dir, s.Name, era)}
+	ch := GoldenChange{Scenario: s.ID(), Era: era, File: golden.Path(s.Dir, s.Name, era)}
 	data, err := EncodeObservations(obs)
 	if err != nil {
 		return ch, err
@@ -115,7 +135,7 @@ func writeGolden(s *scenario.Scenario, obs []scenario.Observation, era string) (
 	shared := golden.Path(s.Dir, s.Name, "")
 	if ch.File != shared {
 		if same, err := os.ReadFile(shared); err == nil && bytes.Equal(same, data) {
-			return removeGolden(ch)
+			return removeGolden(ch, shared)
 		}
 	}
 	oldName := ch.File
@@ -144,10 +164,12 @@ func writeGolden(s *scenario.Scenario, obs []scenario.Observation, era string) (
 }
 
 // removeGolden removes an era's file that no longer differs from the
-// shared one; its diff is the whole file's removal.
-func removeGolden(ch GoldenChange) (GoldenChange, error) {
+// shared one; its diff is the whole file's removal. Without such a file,
+// the change is the shared file's, unchanged.
+func removeGolden(ch GoldenChange, shared string) (GoldenChange, error) {
 	old, err := os.ReadFile(ch.File)
 	if errors.Is(err, fs.ErrNotExist) {
+		ch.File = shared
 		return ch, nil
 	}
 	if err != nil {

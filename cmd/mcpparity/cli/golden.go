@@ -92,7 +92,7 @@ func (n *goldenCounts) write(w io.Writer, ch runner.GoldenChange, full bool) {
 	switch {
 	case ch.Err != nil:
 		n.diverged++
-		fmt.Fprintf(w, "diverges  %s: %v\n", ch.Scenario, ch.Err)
+		fmt.Fprintf(w, "diverges  %s%s: %v\n", ch.Scenario, eraNote(ch.Era), ch.Err)
 	case ch.File == "":
 		n.same++
 		fmt.Fprintf(w, "same      %s (as its sameAs)\n", ch.Scenario)

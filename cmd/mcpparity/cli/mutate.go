@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/mutations"
 	"github.com/mcpparity/mcpparity/mutations/catalogue"
 	"github.com/mcpparity/mcpparity/mutations/schemata"
@@ -26,6 +27,7 @@ func init() {
 // fuzz phase and the suites check runs.
 type runFlags struct {
 	rules, jsonOut   *string
+	era              *string
 	workers, confirm *int
 	floor, fuzzFor   *time.Duration
 	mult             *float64
@@ -48,6 +50,7 @@ func declareRunFlags(flags *flag.FlagSet, floorDefault string) *runFlags {
 		fuzzEvery: flags.Bool("fuzz-every", false, "with --fuzz: fuzz every viable mutant, killed ones too (the search's time to a finding)"),
 		fuzzSeed:  flags.Uint64("fuzz-seed", 1, "with --fuzz: the first sequence's seed of each search"),
 		suite:     declareSuiteFlags(flags, false),
+		era:       declareEraFlag(flags),
 	}
 }
 
@@ -57,6 +60,15 @@ func (f *runFlags) setup(c *call) ([]string, mutations.FuzzConfig, int) {
 	checkArgs, code := c.suiteCheckArgs(f.suite)
 	if code != 0 {
 		return nil, mutations.FuzzConfig{}, code
+	}
+	if *f.era != "" {
+		if _, err := impl.ParseEra(*f.era); err != nil {
+			return nil, mutations.FuzzConfig{}, c.badUsage("--era: %v", err)
+		}
+		if checkArgs == nil {
+			checkArgs = []string{"check"}
+		}
+		checkArgs = append(checkArgs, "--era", *f.era)
 	}
 	if *f.fuzzFor < 0 || *f.fuzzEvery && *f.fuzzFor == 0 {
 		return nil, mutations.FuzzConfig{}, c.badUsage("--fuzz must be positive; --fuzz-every needs --fuzz")
