@@ -21,6 +21,16 @@ type FuzzConfig struct {
 	Duration time.Duration
 	Every    bool
 	Seed     uint64
+	// Era is the era of every sequence ("" each draws its own).
+	Era string
+}
+
+// eraArgs are fuzz's arguments for the era of cfg.
+func (cfg FuzzConfig) eraArgs() []string {
+	if cfg.Era == "" {
+		return nil
+	}
+	return []string{"--era", cfg.Era}
 }
 
 // FuzzResult is what the fuzz phase found on a mutant.
@@ -79,7 +89,7 @@ func (r *Runner) fuzzPhase(ctx context.Context, cfg FuzzConfig, rep *Report, scr
 		dir := filepath.Join(scratch, "fuzz-"+strconv.Itoa(res.Index))
 		res.Fuzz = r.fuzzOne(ctx, cfg, ft, dir)
 		if res.Fuzz.Found {
-			r.tryUnmutated(ctx, res.Fuzz, base, dir)
+			r.tryUnmutated(ctx, cfg, res.Fuzz, base, dir)
 		}
 		r.say("fuzz %s: %s", res.ID, res.Fuzz.summary())
 	}
@@ -93,6 +103,7 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	report := filepath.Join(scratch, "fuzz.json")
 	argv := []string{ft.harness, "fuzz", "--target-file", ft.file, "--duration", cfg.Duration.String(),
 		"--seed", strconv.FormatUint(cfg.Seed, 10), "--json", report, "--suite", filepath.Join(scratch, "finding")}
+	argv = append(argv, cfg.eraArgs()...)
 	// The search, then its shrinking (bounded by fuzz's own runs), then
 	// the time to stop.
 	x := r.exec(ctx, cfg.Duration+10*time.Minute, ft.dir, scratch, argv, ft.env...)
@@ -120,7 +131,7 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 
 // tryUnmutated runs a finding's sequence against the unmutated target:
 // when it diverges there too, the finding is not the mutant's.
-func (r *Runner) tryUnmutated(ctx context.Context, f *FuzzResult, base func() (fuzzTarget, error), scratch string) {
+func (r *Runner) tryUnmutated(ctx context.Context, cfg FuzzConfig, f *FuzzResult, base func() (fuzzTarget, error), scratch string) {
 	bt, err := base()
 	if err != nil {
 		f.Found, f.Error = false, "the unmutated target: "+err.Error()
@@ -128,6 +139,7 @@ func (r *Runner) tryUnmutated(ctx context.Context, f *FuzzResult, base func() (f
 	}
 	argv := []string{bt.harness, "fuzz", "--target-file", bt.file, "--seed", strconv.FormatUint(f.Seed, 10),
 		"--sequences", "1", "--duration", "10m", "--suite", filepath.Join(scratch, "unmutated")}
+	argv = append(argv, cfg.eraArgs()...)
 	x := r.exec(ctx, 20*time.Minute, bt.dir, scratch, argv, bt.env...)
 	switch code := x.exitCode(); {
 	case x.cancelled:

@@ -13,8 +13,9 @@ import (
 	"time"
 )
 
-// FaultBarrier holds every initialize request until N replays sharing a
-// folder have received theirs (barrier:N:DIR). Replays of one scenario
+// FaultBarrier holds every opening request (Handshake: initialize, or
+// server/discover) until N replays sharing a folder have received theirs
+// (barrier:N:DIR). Replays of one scenario
 // that share a barrier connect only if the client connects them in
 // parallel: a client that connects one server after the other leaves the
 // first one waiting until its handshake deadline. It works across
@@ -30,11 +31,11 @@ func parseBarrier(s, rest string) (Fault, error) {
 	if !ok || err != nil || count < 1 || dir == "" {
 		return Fault{}, fmt.Errorf("fault %q: want barrier:N:DIR (N at least 1)", s)
 	}
-	return Fault{Kind: FaultBarrier, Method: "initialize", N: count, Dir: dir}, nil
+	return Fault{Kind: FaultBarrier, Method: Handshake, N: count, Dir: dir}, nil
 }
 
 // barriers are the barrier faults of one replay; a replay arrives at each
-// once (its first initialize), and every held request waits for all.
+// once (its first opening request), and every held request waits for all.
 type barriers struct {
 	list []Fault
 	once sync.Once
@@ -54,7 +55,7 @@ func newBarriers(faults []Fault) *barriers {
 // wait holds a request of method until every barrier is full; false when
 // ctx ended first.
 func (b *barriers) wait(ctx context.Context, method string) bool {
-	if len(b.list) == 0 || method != "initialize" {
+	if len(b.list) == 0 || !Selects(Handshake, method) {
 		return true
 	}
 	b.once.Do(func() {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpparity/mcpparity/golden"
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/runner"
@@ -75,19 +77,21 @@ func TestRefAgainstPorts(t *testing.T) {
 	for _, p := range []struct {
 		name, built, tool, build string
 		seed                     uint64
+		era                      string // "": each sequence draws its own
 	}{
-		{"typescript", "dist/main.js", "node", "cd ports/typescript && npm ci && npm run build", 20260102},
-		{"rust", "target/release/mcpparity-rust", "cargo", "cd ports/rust && cargo build --release --locked", 20260103},
+		// The TypeScript port speaks the handshake era only.
+		{"typescript", "dist/main.js", "node", "cd ports/typescript && npm ci && npm run build", 20260102, impl.EraHandshake},
+		{"rust", "target/release/mcpparity-rust", "cargo", "cd ports/rust && cargo build --release --locked", 20260103, impl.EraHandshake},
 	} {
 		t.Run(p.name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "ports", p.name)
 			needPort(t, p.tool, filepath.Join(dir, p.built), p.build)
-			fuzzPort(t, filepath.Join(dir, "target.yaml"), p.seed)
+			fuzzPort(t, filepath.Join(dir, "target.yaml"), p.seed, p.era)
 		})
 	}
 }
 
-func fuzzPort(t *testing.T, file string, seed uint64) {
+func fuzzPort(t *testing.T, file string, seed uint64, era string) {
 	cfg := runner.Config{}
 	tf, err := target.LoadTargetFile(file)
 	if err != nil {
@@ -104,13 +108,13 @@ func fuzzPort(t *testing.T, file string, seed uint64) {
 	r.Deviations = tf.Deviations
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: seed, Sequences: 12, Duration: 3 * time.Minute, ShrinkRuns: 60, Log: logWriter{t}})
+	rep, err := fuzz.Run(ctx, r, fuzz.Options{Seed: seed, Sequences: 12, Duration: 3 * time.Minute, ShrinkRuns: 60, Log: logWriter{t}, Era: era})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := rep.Finding; f != nil {
 		dir := t.TempDir()
-		w, werr := fuzz.Write(dir, f.Shrunk.Scenario, f.Outcome.Golden)
+		w, werr := fuzz.Write(dir, f.Shrunk.Scenario, f.Shrunk.Era, f.Outcome.Golden, nil)
 		scenario, _ := os.ReadFile(w.Scenario)
 		t.Fatalf("the port differs from the reference (seed %d, write: %v):\n%s\nscenario:\n%s", f.Seed, werr, details(f), scenario)
 	}
@@ -167,7 +171,11 @@ func TestFindShrinkWrite(t *testing.T) {
 		t.Errorf("shrunk from %d to %d steps", len(f.Original.Scenario.Steps), n)
 	}
 	dir := t.TempDir()
-	w, err := fuzz.Write(dir, f.Shrunk.Scenario, f.Outcome.Golden)
+	shared, err := r.Reference(ctx, f.Shrunk.Scenario, impl.EraHandshake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := fuzz.Write(dir, f.Shrunk.Scenario, f.Shrunk.Era, f.Outcome.Golden, shared)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +183,9 @@ func TestFindShrinkWrite(t *testing.T) {
 	if err != nil || len(scs) != 1 {
 		t.Fatalf("the scenario written does not load: %v", err)
 	}
-	golden := func(name, _ string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, "golden", name+".golden")) }
+	golden := func(name, era string) ([]byte, error) { return golden.Read(dir, name, era) }
 	for target, want := range map[target.Target]verdict.Verdict{target.RefTarget{}: verdict.Pass, bad: verdict.Fail} {
-		cfg := runner.Config{Target: target, Harness: harness(t)}
+		cfg := runner.Config{Target: target, Harness: harness(t), Era: f.Shrunk.Era}
 		if res := runner.Check(ctx, cfg, scs, golden, nil, nil)[0]; res.Verdict != want {
 			t.Errorf("%s on %s: %s, want %s (%v)", w.Scenario, target.Name(), res.Verdict, want, res.Diffs)
 		}
@@ -255,7 +263,8 @@ func FuzzRefAgainstRef(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		out, err := r.Run(ctx, p.Scenario)
+		// Both eras: the reference against itself finds nothing in either.
+		out, err := r.Run(ctx, p.Scenario, impl.Eras[len(data)%len(impl.Eras)])
 		if err != nil {
 			t.Fatal(err)
 		}

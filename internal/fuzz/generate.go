@@ -16,6 +16,8 @@ import (
 type Program struct {
 	Scenario *scenario.Scenario
 	Choices  Choices
+	// Era is the era both sides run it in.
+	Era string
 	// Seed is the seed the choices were drawn from (0 when they were
 	// given: a shrunk program).
 	Seed      uint64

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpparity/mcpparity/internal/scenario"
+	"github.com/mcpparity/mcpparity/replay"
 )
 
 // Modes of a sequence: untimed, or timed where the outcome of its first
@@ -65,7 +66,7 @@ func (g *generator) header(h *stream, ks map[string]*kind) {
 		if g.mode == barrier {
 			spec.Barrier = "connect"
 		} else {
-			spec.Holds, spec.Launcher = []string{"initialize"}, launcher
+			spec.Holds, spec.Launcher = []string{replay.Handshake}, launcher
 		}
 		g.sc.Servers[name], g.m.kinds[name] = spec, k
 	}

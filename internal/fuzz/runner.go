@@ -12,9 +12,10 @@ import (
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
-// Judge runs a scenario on both sides and judges the target (Runner does).
+// Judge runs a scenario on both sides in an era and judges the target
+// (Runner does).
 type Judge interface {
-	Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error)
+	Run(ctx context.Context, sc *scenario.Scenario, era string) (Outcome, error)
 }
 
 // Runner runs a scenario against the reference, then against the target
@@ -45,12 +46,14 @@ var errStopped = errors.New("stopped")
 
 // Run runs sc on both sides. An error is a side that could not run (the
 // harness, or a target that did not start), or errStopped.
-func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error) {
-	golden, err := r.reference(ctx, sc)
+func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario, era string) (Outcome, error) {
+	golden, err := r.Reference(ctx, sc, era)
 	if err != nil {
 		return Outcome{}, err
 	}
-	res := runner.Check(ctx, r.Target, []*scenario.Scenario{sc}, func(string, string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
+	cfg := r.Target
+	cfg.Era = era
+	res := runner.Check(ctx, cfg, []*scenario.Scenario{sc}, func(string, string) ([]byte, error) { return golden, nil }, r.Deviations, nil)[0]
 	if ctx.Err() != nil {
 		return Outcome{}, errStopped
 	}
@@ -60,10 +63,12 @@ func (r *Runner) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error
 	return Outcome{Golden: golden, Result: res}, nil
 }
 
-// reference runs sc against the reference and returns its observations
+// Reference runs sc against the reference in era and returns its observations
 // in the golden form.
-func (r *Runner) reference(ctx context.Context, sc *scenario.Scenario) ([]byte, error) {
-	obs, _, _, err := runner.RunScenario(ctx, r.Ref, sc)
+func (r *Runner) Reference(ctx context.Context, sc *scenario.Scenario, era string) ([]byte, error) {
+	cfg := r.Ref
+	cfg.Era = era
+	obs, _, _, err := runner.RunScenario(ctx, cfg, sc)
 	if ctx.Err() != nil {
 		return nil, errStopped
 	}

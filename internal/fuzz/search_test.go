@@ -19,7 +19,7 @@ type rankJudge struct {
 	finished chan int
 }
 
-func (j *rankJudge) Run(ctx context.Context, sc *scenario.Scenario) (Outcome, error) {
+func (j *rankJudge) Run(ctx context.Context, sc *scenario.Scenario, _ string) (Outcome, error) {
 	rank := j.ranks[sc.Name]
 	if j.slow[rank] {
 		// Still running once a later sequence has diverged, and for a

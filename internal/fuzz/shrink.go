@@ -54,13 +54,14 @@ func (s *shrinker) try(c Choices) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	p.Era = s.best.Era
 	k := key(p)
 	if s.seen[k] {
 		return false, nil
 	}
 	s.seen[k] = true
 	s.runs++
-	out, err := s.judge.Run(s.ctx, p.Scenario)
+	out, err := s.judge.Run(s.ctx, p.Scenario, p.Era)
 	if err != nil {
 		return false, err
 	}

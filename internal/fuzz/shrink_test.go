@@ -18,7 +18,7 @@ type fakeJudge struct {
 	runs int
 }
 
-func (j *fakeJudge) Run(_ context.Context, sc *scenario.Scenario) (Outcome, error) {
+func (j *fakeJudge) Run(_ context.Context, sc *scenario.Scenario, _ string) (Outcome, error) {
 	j.runs++
 	for i, st := range sc.Steps {
 		if j.bad(st) {
@@ -38,7 +38,7 @@ func firstDiverging(t *testing.T, j *fakeJudge) (*Program, Outcome) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out, _ := j.Run(context.Background(), p.Scenario); out.Diverged() {
+		if out, _ := j.Run(context.Background(), p.Scenario, ""); out.Diverged() {
 			return p, out
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 
+	"github.com/mcpparity/mcpparity/golden"
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/scenario"
 )
@@ -19,22 +21,30 @@ type Written struct {
 	Scenario, Golden string
 }
 
-// Write writes a scenario and the reference's observations of it into a
-// suite folder laid out as the repository: DIR/scenarios/NAME.json,
-// DIR/golden/NAME.golden (the fixtures it names are the embedded
-// recordings: none is written). The scenario written is read back as
-// check reads scenarios, so that a file that would not load is never
-// left as a finding.
-func Write(dir string, sc *scenario.Scenario, golden []byte) (Written, error) {
+// Write writes a scenario and the reference's observations of it in era
+// into a suite folder laid out as the repository: DIR/scenarios/NAME.json,
+// DIR/golden/NAME.golden, and DIR/golden/NAME.<era>.golden for another
+// era than the handshake one where they differ from shared, the
+// reference's observations in the handshake era (the fixtures it names
+// are the embedded recordings: none is written). The scenario written is
+// read back as check reads scenarios, so that a file that would not load
+// is never left as a finding.
+func Write(dir string, sc *scenario.Scenario, era string, observed, shared []byte) (Written, error) {
 	w := Written{
 		Scenario: filepath.Join(dir, "scenarios", sc.Name+".json"),
-		Golden:   filepath.Join(dir, "golden", sc.Name+".golden"),
+		Golden:   golden.Path(dir, sc.Name, ""),
 	}
 	raw, err := encodeScenario(sc)
 	if err != nil {
 		return w, err
 	}
-	for path, data := range map[string][]byte{w.Scenario: raw, w.Golden: golden} {
+	files := map[string][]byte{w.Scenario: raw, w.Golden: observed}
+	if era != "" && era != impl.EraHandshake && !bytes.Equal(observed, shared) {
+		files[w.Golden] = shared
+		w.Golden = golden.Path(dir, sc.Name, era)
+		files[w.Golden] = observed
+	}
+	for path, data := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return w, err
 		}
@@ -84,6 +94,7 @@ func encodeScenario(sc *scenario.Scenario) ([]byte, error) {
 // JSON is the machine-readable form of a run (fuzz --json).
 type JSON struct {
 	Target    string       `json:"target"`
+	Era       string       `json:"era,omitempty"` // every sequence's, when one was set
 	Seed      uint64       `json:"seed"`
 	Sequences int          `json:"sequences"`
 	Steps     int          `json:"steps"`
@@ -94,6 +105,7 @@ type JSON struct {
 // jsonFinding is a finding in JSON.
 type jsonFinding struct {
 	Seed          uint64         `json:"seed"`
+	Era           string         `json:"era"`
 	Sequence      int            `json:"sequence"`
 	OriginalSteps int            `json:"originalSteps"`
 	Steps         int            `json:"steps"`
@@ -109,7 +121,7 @@ type jsonFinding struct {
 func JSONReport(target string, rep *Report, written *Written) JSON {
 	out := JSON{Target: target, Seed: rep.Seed, Sequences: rep.Sequences, Steps: rep.Steps, Elapsed: rep.Elapsed.String()}
 	if f := rep.Finding; f != nil {
-		out.Finding = &jsonFinding{Seed: f.Seed, Sequence: f.Sequence, OriginalSteps: len(f.Original.Scenario.Steps),
+		out.Finding = &jsonFinding{Seed: f.Seed, Era: f.Shrunk.Era, Sequence: f.Sequence, OriginalSteps: len(f.Original.Scenario.Steps),
 			Steps: len(f.Shrunk.Scenario.Steps), ShrinkRuns: f.ShrinkRuns, FoundAfter: f.FoundAfter.String(), Diffs: f.Outcome.Result.Diffs}
 		if written != nil {
 			out.Finding.Scenario, out.Finding.Golden = written.Scenario, written.Golden

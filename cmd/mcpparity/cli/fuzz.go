@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mcpparity/mcpparity/impl"
 	"github.com/mcpparity/mcpparity/internal/fuzz"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/runner"
@@ -57,24 +58,36 @@ func runFuzz(ctx context.Context, c *call) int {
 	}
 	name := runner.Target.Target.Name()
 	fmt.Fprintf(c.stdout, "fuzz: target %s, seed %d, %d units a sequence, for %v\n", name, *seed, *steps, *duration)
+	// Without --era (or a target file's 2026-07-28), each sequence draws
+	// its era.
+	fixed := *era
+	if fixed == "" && runner.Target.Era == impl.EraModern {
+		fixed = impl.EraModern
+	}
 	rep, err := fuzz.Run(ctx, runner, fuzz.Options{Seed: *seed, Steps: *steps, Duration: *duration, Sequences: *sequences,
-		Parallel: *parallel, ShrinkRuns: *shrink, Log: c.stdout})
+		Parallel: *parallel, ShrinkRuns: *shrink, Log: c.stdout, Era: fixed})
 	if rep != nil {
 		fmt.Fprintf(c.stdout, "%d sequence(s), %d step(s) in %v\n", rep.Sequences, rep.Steps, rep.Elapsed)
 	}
 	if err != nil {
 		return c.fail(exitCannotRun, err)
 	}
-	return c.fuzzOutcome(rep, name, *suiteDir, *target, *targetFile, outs)
+	return c.fuzzOutcome(ctx, runner, rep, name, *suiteDir, *target, *targetFile, outs)
 }
 
 // fuzzOutcome writes a run's finding into the suite folder, says what it
 // found, writes the JSON report and returns the exit code.
-func (c *call) fuzzOutcome(rep *fuzz.Report, name, suiteDir, target, targetFile string, outs *outputFiles) int {
+func (c *call) fuzzOutcome(ctx context.Context, r *fuzz.Runner, rep *fuzz.Report, name, suiteDir, target, targetFile string, outs *outputFiles) int {
 	var written *fuzz.Written
 	if f := rep.Finding; f != nil {
 		f.Shrunk.Scenario.Description = fuzz.Describe(f, name)
-		w, err := fuzz.Write(suiteDir, f.Shrunk.Scenario, f.Outcome.Golden)
+		// The file every era shares: the reference's observations in the
+		// handshake era.
+		shared, err := r.Reference(ctx, f.Shrunk.Scenario, impl.EraHandshake)
+		if err != nil {
+			return c.fail(exitCannotRun, err)
+		}
+		w, err := fuzz.Write(suiteDir, f.Shrunk.Scenario, f.Shrunk.Era, f.Outcome.Golden, shared)
 		if err != nil {
 			return c.fail(exitCannotRun, err)
 		}
@@ -128,7 +141,7 @@ func printFinding(w io.Writer, f *fuzz.Finding, written fuzz.Written, spec, file
 	} else if spec == "" {
 		how = "--target ref"
 	}
-	fmt.Fprintf(w, "reproduce: mcpparity fuzz %s --seed %d --sequences 1\n", how, f.Seed)
+	fmt.Fprintf(w, "reproduce: mcpparity fuzz %s --era %s --seed %d --sequences 1\n", how, f.Shrunk.Era, f.Seed)
 }
 
 const fuzzNotes = `

@@ -73,7 +73,7 @@ func (f *runFlags) setup(c *call) ([]string, mutations.FuzzConfig, int) {
 	if *f.fuzzFor < 0 || *f.fuzzEvery && *f.fuzzFor == 0 {
 		return nil, mutations.FuzzConfig{}, c.badUsage("--fuzz must be positive; --fuzz-every needs --fuzz")
 	}
-	return checkArgs, mutations.FuzzConfig{Duration: *f.fuzzFor, Every: *f.fuzzEvery, Seed: *f.fuzzSeed}, 0
+	return checkArgs, mutations.FuzzConfig{Duration: *f.fuzzFor, Every: *f.fuzzEvery, Seed: *f.fuzzSeed, Era: *f.era}, 0
 }
 
 // mutateFlags are the flags of `mcpparity mutate`.
