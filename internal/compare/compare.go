@@ -46,8 +46,23 @@ type Deviation struct {
 	Path     string `json:"path" yaml:"path"`
 	Reason   string `json:"reason" yaml:"reason"`
 	Got      string `json:"got,omitempty" yaml:"got,omitempty"`
+	// Era, when set, is the only era whose runs the deviation accepts
+	// in (2025-11-25 or 2026-07-28).
+	Era string `json:"era,omitempty" yaml:"era,omitempty"`
 
 	got *regexp.Regexp
+}
+
+// DeviationsIn are those of ds that accept in era: of no era, or of
+// that era.
+func DeviationsIn(ds []Deviation, era string) []Deviation {
+	var out []Deviation
+	for _, d := range ds {
+		if d.Era == "" || d.Era == era {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Compile checks the deviation's Got expression.

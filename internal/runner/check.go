@@ -22,8 +22,10 @@ const DefaultParallel = 8
 // Check runs scenarios against cfg.Target, cfg.Parallel at a time, and
 // compares each with its golden observations. Results come in the order of
 // scenarios; progress gets one line per scenario, in that order too, as
-// soon as it and those before it are done.
+// soon as it and those before it are done. Deviations of another era than
+// cfg's accept nothing.
 func Check(ctx context.Context, cfg Config, scenarios []*scenario.Scenario, golden scenario.Golden, deviations []compare.Deviation, progress io.Writer) []report.Result {
+	deviations = compare.DeviationsIn(deviations, cfg.era())
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	parallel := cfg.Parallel

@@ -95,6 +95,9 @@ func LoadTargetFile(path string) (*TargetFile, error) {
 		if err := d.Compile(); err != nil {
 			return nil, fmt.Errorf("target file %s: deviations[%d]: %w", path, i, err)
 		}
+		if _, err := impl.ParseEra(d.Era); err != nil {
+			return nil, fmt.Errorf("target file %s: deviations[%d]: era: %w", path, i, err)
+		}
 	}
 	return &tf, nil
 }

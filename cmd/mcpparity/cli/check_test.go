@@ -161,3 +161,29 @@ func marked(mark string) []int {
 	}
 	return out
 }
+
+// TestEraRefused: an era that is not one of the two, on the command line
+// or in a target file (its own, a deviation's, or set through env), is
+// refused before anything runs, naming what was given.
+func TestEraRefused(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, want string }{
+		{"", `mcpparity check: --era: MCPPARITY_ERA="2026": want 2025-11-25 (the default) or 2026-07-28`},
+		{"target: ref\nera: \"2026\"\n", `era.yaml: MCPPARITY_ERA="2026"`},
+		{"target: ref\nenv:\n  MCPPARITY_ERA: 2026-07-28\n", "env sets MCPPARITY_ERA: the era is set by era (or check's --era)"},
+		{"target: ref\ndeviations:\n  - {scenario: x, path: y, reason: z, era: \"1\"}\n", `deviations[0]: era: MCPPARITY_ERA="1"`},
+	} {
+		args := []string{"check", "--era", "2026"}
+		if c.file != "" {
+			f := filepath.Join(dir, "era.yaml")
+			if err := os.WriteFile(f, []byte(c.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args = []string{"check", "--target-file", f}
+		}
+		code, out, errs := run(args...)
+		if code != exitCannotRun || !strings.Contains(errs, c.want) || strings.Contains(out, "passed") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %q", c.file, code, out, errs, c.want)
+		}
+	}
+}

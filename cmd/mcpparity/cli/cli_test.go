@@ -144,6 +144,9 @@ func TestBadArguments(t *testing.T) {
 		{"mutate-target --target-file t.yaml --operators", "flag provided but not defined: -operators"},
 		{"mutate-target --target-file t.yaml --min-score 1", "flag provided but not defined: -min-score"},
 		{"fuzz --steps 0", "--steps, --parallel and --shrink must be at least 1"},
+		{"diff --b ref --era 2026", "--era: MCPPARITY_ERA=\"2026\": want 2025-11-25 (the default) or 2026-07-28"},
+		{"matrix --era 2026", `--era "2026": want 2025-11-25 or 2026-07-28`},
+		{"mutate --era 2026", "--era: MCPPARITY_ERA=\"2026\""},
 	} {
 		args := strings.Fields(c.args)
 		code, out, errs := run(args...)
