@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -158,11 +159,13 @@ func loadTargetMutants(cfg *TargetConfig) (*target.TargetFile, []catalogue.Mutan
 // targetRun is one run of a target's mutants.
 type targetRun struct {
 	reporter
-	cfg  TargetConfig
-	tf   *target.TargetFile
-	sw   *catalogue.SwitchCatalogue // the compiled-in mutants (nil: copies)
-	tmp  string
-	file string // the target file's name in its folder
+	cfg TargetConfig
+	tf  *target.TargetFile
+	sw  *catalogue.SwitchCatalogue // the compiled-in mutants (nil: copies)
+	// checked are the eras the baseline was checked in, besides the run's.
+	checked []string
+	tmp     string
+	file    string // the target file's name in its folder
 	// byRule names, for each rule, the scenarios whose steps test it.
 	byRule map[string][]string
 	// base is the unmutated copy, built and checked; timeout bounds a
@@ -211,10 +214,37 @@ func (t *targetRun) baseline(ctx context.Context) error {
 	if o.Verdict != verdict.Survived {
 		return &BaselineError{What: "check of " + t.tf.Dir, Output: x.out, Err: fmt.Errorf("check of the unmutated target: %s %s%s", o.Verdict, o.KilledBy, o.Error)}
 	}
+	if err := t.baselineEras(ctx, dir, copyFile); err != nil {
+		return err
+	}
 	t.timeout = t.r.lim.timeout(check)
 	t.rep.Baselines = []Baseline{{Name: "build", Seconds: secondsOf(build)},
 		{Name: "check", Seconds: secondsOf(check), Timeout: secondsOf(t.timeout)}}
 	t.r.say("baseline: build %.1fs, check %.1fs; timeout per check %.0fs", build.Seconds(), check.Seconds(), t.timeout.Seconds())
+	return nil
+}
+
+// baselineEras checks the unmutated copy in each era a mutant of the
+// catalogue is judged in: it must pass there too, or every such mutant
+// would seem killed.
+func (t *targetRun) baselineEras(ctx context.Context, dir, copyFile string) error {
+	if t.sw == nil {
+		return nil
+	}
+	for _, era := range slices.Sorted(maps.Values(t.sw.Eras)) {
+		if slices.Contains(t.checked, era) {
+			continue
+		}
+		t.checked = append(t.checked, era)
+		x, o := t.r.checkOnce(ctx, baselineBound, dir, t.cfg.Harness, "", "", []string{"--target-file", copyFile, "--era", era}, nil, t.switchEnv("")...)
+		if x.cancelled {
+			return ctx.Err()
+		}
+		if o.Verdict != verdict.Survived {
+			return &BaselineError{What: "check of " + t.tf.Dir + " in era " + era, Output: x.out,
+				Err: fmt.Errorf("check of the unmutated target in era %s: %s %s%s", era, o.Verdict, o.KilledBy, o.Error)}
+		}
+	}
 	return nil
 }
 
@@ -349,6 +379,9 @@ func (t *targetRun) judge(ctx context.Context, c builtCopy, res *Result, passes 
 	var o suiteOutcome
 	for _, scenarios := range passes {
 		extra := []string{"--target-file", c.file, "--failfast"}
+		if t.sw != nil && t.sw.Eras[res.ID] != "" {
+			extra = append(extra, "--era", t.sw.Eras[res.ID])
+		}
 		if len(scenarios) > 0 {
 			quoted := make([]string, len(scenarios))
 			for i, s := range scenarios {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/docs"
+	"github.com/mcpparity/mcpparity/impl"
 )
 
 // BuildSwitch is the build of a mutant compiled into its target: none of
@@ -31,6 +32,9 @@ type switchEntry struct {
 	// Survives, when set, names the scenario the suite lacks to kill the
 	// mutant: it is run and judged like any, the note kept with it.
 	Survives string `json:"survives,omitempty"`
+	// Era, when set, is the era whose check judges the mutant (a mutant
+	// of the 2026-07-28 era's clauses acts in that era only).
+	Era string `json:"era,omitempty"`
 }
 
 // A SwitchCatalogue is the mutants of a switch catalogue: those to run,
@@ -43,6 +47,8 @@ type SwitchCatalogue struct {
 	Clauses map[string]string
 	// Notes are the Survives notes, by mutant id.
 	Notes map[string]string
+	// Eras are the eras of the mutants judged in one, by mutant id.
+	Eras map[string]string
 }
 
 // LoadSwitchCatalogue reads a switch catalogue (file, in fsys). A mutant's
@@ -58,7 +64,7 @@ func LoadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
 	if err := dec.Decode(&entries); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	c := &SwitchCatalogue{Clauses: map[string]string{}, Notes: map[string]string{}}
+	c := &SwitchCatalogue{Clauses: map[string]string{}, Notes: map[string]string{}, Eras: map[string]string{}}
 	seen := map[string]bool{}
 	var errs []error
 	for i, e := range entries {
@@ -70,6 +76,9 @@ func LoadSwitchCatalogue(fsys fs.FS, file string) (*SwitchCatalogue, error) {
 		m := Mutant{ID: e.ID, Rule: e.Rule, Why: e.Description}
 		if e.Clause != "" {
 			c.Clauses[e.ID] = e.Clause
+		}
+		if e.Era != "" {
+			c.Eras[e.ID] = e.Era
 		}
 		if e.Equivalent != "" {
 			m.Why = e.Equivalent
@@ -105,6 +114,9 @@ func (e switchEntry) validate(seen map[string]bool) error {
 		return fmt.Errorf("unknown clause %q", e.Clause)
 	case strings.TrimSpace(e.Description) == "":
 		return errors.New("no description")
+	}
+	if _, err := impl.ParseEra(e.Era); err != nil {
+		return fmt.Errorf("era: %w", err)
 	}
 	return nil
 }
