@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
@@ -431,7 +432,7 @@ func (t *targetRun) copyTarget(ctx context.Context, dir string, m *catalogue.Mut
 	if err != nil {
 		return "", 0, err
 	}
-	argv, err := target.SplitCommand(tf.Mutants.Build)
+	argv, err := cmdline.Split(tf.Mutants.Build)
 	if err != nil {
 		return "", 0, fmt.Errorf("mutants build: %w", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/google/shlex"
 	"github.com/mcpparity/mcpparity/fixtures"
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 )
 
 // ProxyConfig is a standalone recording proxy: in front of an HTTP server
@@ -148,7 +148,7 @@ func recordStdio(ctx context.Context, command string, stdin io.Reader, stdout, s
 // ServerCommand is the command of a stdio server's command line (split as
 // a shell would, without running one).
 func ServerCommand(command string) (*exec.Cmd, error) {
-	argv, err := shlex.Split(command)
+	argv, err := cmdline.Split(command)
 	if err != nil || len(argv) == 0 {
 		return nil, fmt.Errorf("upstream command %q: not a command line", command)
 	}

@@ -213,16 +213,27 @@ func TestMakeGolden(t *testing.T) {
 		"scenarios/02-same.json":   strings.Replace(statusScenario("sdk/json.json", false), `"steps"`, `"sameAs": "01-a", "steps"`, 1),
 		"scenarios/03-other.json":  strings.Replace(statusScenario("edge/sse.json", false), `"steps"`, `"sameAs": "01-a", "steps"`, 1),
 		"scenarios/04-expect.json": expect,
+		"scenarios/05-eras.json": strings.Replace(statusScenario("sdk/stdio.json", true), `"path": "/api/mcp"}`,
+			`"path": "/api/mcp"}, {"name": "replays", "kind": "replays"}`, 1),
 	})
 	scs, err := scenario.Load(false, []scenario.Suite{su})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, target.RefTarget{})
+	// The changes of the handshake era by scenario; those of the modern
+	// era by scenario too, in modern.
+	modern := map[string]runner.GoldenChange{}
 	run := func() map[string]runner.GoldenChange {
 		t.Helper()
 		out := map[string]runner.GoldenChange{}
-		if err := runner.MakeGolden(context.Background(), cfg, scs, func(ch runner.GoldenChange) { out[ch.Scenario] = ch }); err != nil {
+		if err := runner.MakeGolden(context.Background(), cfg, scs, func(ch runner.GoldenChange) {
+			if ch.Era == "" {
+				out[ch.Scenario] = ch
+			} else {
+				modern[ch.Scenario] = ch
+			}
+		}); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -248,8 +259,31 @@ func TestMakeGolden(t *testing.T) {
 	if err != nil || !bytes.Contains(written, []byte(`"embedded_resource"`)) {
 		t.Fatalf("golden file: %v\n%s", err, written)
 	}
+	// The eras: one file where they agree, the modern era's own where
+	// they differ (the replay counts no session: server/discover opened
+	// it), its diff from the shared file.
+	eraFile := filepath.Join(su.Dir, "golden", "05-eras.2026-07-28.golden")
+	if ch := modern["g:01-a"]; ch.Err != nil || ch.File != file || ch.Diff != "" {
+		t.Errorf("01-a in the modern era: %+v", ch)
+	}
+	if ch := modern["g:05-eras"]; ch.Err != nil || ch.File != eraFile || !ch.New || !strings.Contains(ch.Diff, "-        \"sessions\": 1\n+        \"sessions\": 0\n") {
+		t.Errorf("05-eras in the modern era: %+v", ch)
+	}
+	// A stale era file that no longer differs is removed.
+	if err := os.WriteFile(filepath.Join(su.Dir, "golden", "01-a.2026-07-28.golden"), []byte("[]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if ch := run()["g:01-a"]; ch.Diff != "" || ch.Err != nil {
 		t.Errorf("second run: %+v", ch)
+	}
+	if ch := modern["g:01-a"]; !strings.HasSuffix(ch.Diff, "@@ -1,1 +0,0 @@\n-[]\n") {
+		t.Errorf("the stale era file: %+v", ch)
+	}
+	if _, err := os.Stat(filepath.Join(su.Dir, "golden", "01-a.2026-07-28.golden")); err == nil {
+		t.Error("the stale era file was kept")
+	}
+	if ch := modern["g:05-eras"]; ch.Err != nil || ch.File != eraFile || ch.Diff != "" {
+		t.Errorf("05-eras again in the modern era: %+v", ch)
 	}
 	if err := os.WriteFile(file, bytes.Replace(written, []byte(`"embedded_resource"`), []byte(`"stale"`), 1), 0o644); err != nil {
 		t.Fatal(err)
@@ -321,7 +355,8 @@ func TestMakeGoldenSourceRecordings(t *testing.T) {
 	}
 	cfg := runner.Config{Harness: harnessCommand(t), Changes: changes}
 	if err := runner.MakeGolden(context.Background(), cfg, scs, func(ch runner.GoldenChange) {
-		if ch.Err != nil || !ch.New {
+		// New in the handshake era; the same in the modern one.
+		if ch.Err != nil || ch.New != (ch.Era == "") {
 			t.Errorf("%s: %+v", ch.Scenario, ch)
 		}
 	}); err != nil {

@@ -12,32 +12,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/scenario"
 	"github.com/mcpparity/mcpparity/internal/target"
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
-
-func TestSplitCommand(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []string
-		err  bool
-	}{
-		{in: "a b  c", want: []string{"a", "b", "c"}},
-		{in: `facade --listen {addr} --name "two words" 'it''s'`, want: []string{"facade", "--listen", "{addr}", "--name", "two words", "its"}},
-		{in: `a\ b "x\"y"`, want: []string{"a b", `x"y`}},
-		{in: `""`, want: []string{""}},
-		{in: `"open`, err: true},
-		{in: "   ", err: true},
-	} {
-		got, err := target.SplitCommand(c.in)
-		if (err != nil) != c.err || !cmp.Equal(got, c.want) {
-			t.Errorf("SplitCommand(%q) = %q, %v; want %q, error %v", c.in, got, err, c.want, c.err)
-		}
-	}
-}
 
 func TestParseTarget(t *testing.T) {
 	for spec, want := range map[string]string{
@@ -106,8 +87,8 @@ func TestLoadTargetFile(t *testing.T) {
 	if err != nil || tf.Dir != spaced || tf.Target != "cmd:node '"+spaced+"'/main.js {addr}" || tf.Store.Seed != "node '"+spaced+"'/main.js seed" {
 		t.Fatalf("{dir}: %+v %v", tf, err)
 	}
-	if words, err := target.SplitCommand(strings.TrimPrefix(tf.Target, "cmd:")); err != nil || words[1] != spaced+"/main.js" {
-		t.Errorf("SplitCommand(%q) = %q, %v", tf.Target, words, err)
+	if words, err := cmdline.Split(strings.TrimPrefix(tf.Target, "cmd:")); err != nil || words[1] != spaced+"/main.js" {
+		t.Errorf("cmdline.Split(%q) = %q, %v", tf.Target, words, err)
 	}
 	// Compiled-in mutants: a switch instead of a build.
 	if tf, err := target.LoadTargetFile(write("switch.yaml", "mutants: {catalogue: m.json, switch: MUTANT}\n")); err != nil || tf.Mutants.Switch != "MUTANT" {

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/shlex"
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"github.com/mcpparity/mcpparity/recorder"
 )
@@ -192,7 +192,7 @@ func (r SuiteRecording) serve(ctx context.Context) (url string, stop func(), err
 	var endpoint string
 	_, stop, err = startHTTPServer(ctx, "serve "+strconv.Quote(r.Script.Serve), func(addr string) (argv, env []string, err error) {
 		endpoint = r.expand(r.Script.Upstream, addr)
-		argv, err = shlex.Split(r.expand(r.Script.Serve, addr))
+		argv, err = cmdline.Split(r.expand(r.Script.Serve, addr))
 		if err == nil && len(argv) == 0 {
 			err = errors.New("not a command line")
 		}

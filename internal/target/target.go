@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 )
 
 // Env is what a target is started with: the placeholders {addr}, {state},
@@ -79,7 +81,7 @@ func ParseTarget(spec string) (Target, error) {
 	case spec == "" || spec == "ref":
 		return RefTarget{}, nil
 	case kind == "cmd" && strings.TrimSpace(rest) != "":
-		argv, err := SplitCommand(rest)
+		argv, err := cmdline.Split(rest)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
@@ -102,54 +104,6 @@ var imageTarget func(image string) (Target, error)
 // Docker support (package docker) is linked only into the command, which
 // registers it: the engine's client stays out of every other package.
 func RegisterImage(f func(image string) (Target, error)) { imageTarget = f }
-
-// SplitCommand splits a command line into words: spaces separate, single
-// and double quotes group, backslash escapes outside single quotes.
-func SplitCommand(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped = true
-			inWord = true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote = r
-			inWord = true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || escaped {
-		return nil, fmt.Errorf("unterminated quote or escape in %q", s)
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, fmt.Errorf("empty command line")
-	}
-	return words, nil
-}
 
 // Expand replaces the placeholders of env in s.
 func (e Env) Expand(s string) string {

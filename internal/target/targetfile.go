@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 	"github.com/mcpparity/mcpparity/internal/compare"
 	"github.com/mcpparity/mcpparity/internal/strictjson"
 	"gopkg.in/yaml.v3"
@@ -115,7 +116,7 @@ func (tf *TargetFile) checkEra() error {
 }
 
 // setDir sets Dir and expands {dir} in the commands and env values (a
-// folder with spaces or quotes is quoted for SplitCommand).
+// folder with spaces or quotes is quoted for cmdline.Split).
 func (tf *TargetFile) setDir(dir string) {
 	tf.Dir = dir
 	word := dir
@@ -141,11 +142,11 @@ func (tf *TargetFile) StoreFor() (Store, error) {
 	if tf == nil || tf.Store == nil {
 		return BoltStore{}, nil
 	}
-	seed, err := SplitCommand(tf.Store.Seed)
+	seed, err := cmdline.Split(tf.Store.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("store seed: %w", err)
 	}
-	dump, err := SplitCommand(tf.Store.Dump)
+	dump, err := cmdline.Split(tf.Store.Dump)
 	if err != nil {
 		return nil, fmt.Errorf("store dump: %w", err)
 	}

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/mcpparity/mcpparity/impl"
+	"github.com/mcpparity/mcpparity/internal/cmdline"
 	"github.com/mcpparity/mcpparity/internal/report"
 	"github.com/mcpparity/mcpparity/internal/runner"
 	"github.com/mcpparity/mcpparity/internal/scenario"
-	"github.com/mcpparity/mcpparity/internal/target"
 )
 
 func init() {
@@ -214,7 +214,7 @@ func implName(arg string) (name, spec string, named bool) {
 	}
 	kind, rest, _ := strings.Cut(arg, ":")
 	if kind == "cmd" {
-		if argv, err := target.SplitCommand(rest); err == nil {
+		if argv, err := cmdline.Split(rest); err == nil {
 			return "cmd:" + filepath.Base(argv[0]), arg, false
 		}
 	}
