@@ -115,6 +115,7 @@ func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}
+	r.outsideRevision(req)
 	switch req.Method {
 	case http.MethodPost:
 		r.servePOST(w, req)
@@ -126,6 +127,17 @@ func (r *Replay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// outsideRevision reports a GET or a DELETE that names the 2026-07-28
+// revision (its MCP-Protocol-Version): the revision has no standalone
+// stream and no session to end. It is answered as recorded all the same.
+func (r *Replay) outsideRevision(req *http.Request) {
+	if req.Method == http.MethodPost || !fixtures.Modern(req.Header.Get("Mcp-Protocol-Version")) {
+		return
+	}
+	r.e.unmatched(req.Method+" "+req.URL.Path, fmt.Sprintf("replay: %s %s of the %s revision, which has no standalone stream and no session to end",
+		req.Method, req.URL.Path, req.Header.Get("Mcp-Protocol-Version")))
 }
 
 // headersMatch reports required headers missing or different.

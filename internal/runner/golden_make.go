@@ -28,8 +28,13 @@ type GoldenChange struct {
 	File string
 	// Diff is the unified diff of the change ("" when unchanged).
 	Diff string
-	// New is set when the file did not exist: Diff adds it whole.
+	// New is set when the file did not exist: Diff adds it whole (an era's
+	// own file: its difference from the shared one).
 	New bool
+	// Shared is set when an era's observations are the shared file's: it
+	// has no file of its own (File is the shared one); Removed when the
+	// file it had was removed for that (Diff removes it whole).
+	Shared, Removed bool
 	// Err is a divergence of the reference from what the scenario
 	// declares (an expectation, its sameAs): nothing was written.
 	Err error
@@ -169,13 +174,13 @@ func writeGolden(s *scenario.Scenario, obs []scenario.Observation, era string) (
 func removeGolden(ch GoldenChange, shared string) (GoldenChange, error) {
 	old, err := os.ReadFile(ch.File)
 	if errors.Is(err, fs.ErrNotExist) {
-		ch.File = shared
+		ch.File, ch.Shared = shared, true
 		return ch, nil
 	}
 	if err != nil {
 		return ch, err
 	}
-	ch.Diff = compare.LineDiff(ch.File, "/dev/null", old, nil)
+	ch.Removed, ch.Diff = true, compare.LineDiff(ch.File, "/dev/null", old, nil)
 	return ch, os.Remove(ch.File)
 }
 

@@ -84,7 +84,7 @@ func (c *call) makeGolden(ctx context.Context, cfg runner.Config, scs []*scenari
 }
 
 // goldenCounts counts what golden did to each scenario's file.
-type goldenCounts struct{ added, changed, unchanged, same, diverged int }
+type goldenCounts struct{ added, changed, unchanged, same, shared, diverged int }
 
 // write prints one scenario's line: a new file with its size (whole with
 // full), a changed one with its counts and changed lines.
@@ -96,6 +96,12 @@ func (n *goldenCounts) write(w io.Writer, ch runner.GoldenChange, full bool) {
 	case ch.File == "":
 		n.same++
 		fmt.Fprintf(w, "same      %s (as its sameAs)\n", ch.Scenario)
+	case ch.Shared:
+		n.shared++
+		fmt.Fprintf(w, "shared    %s (the same in %s)\n", ch.File, ch.Era)
+	case ch.Removed:
+		n.changed++
+		fmt.Fprintf(w, "removed   %s (%s now the same as the shared file)\n", ch.File, ch.Era)
 	case ch.Diff == "":
 		n.unchanged++
 		fmt.Fprintf(w, "unchanged %s\n", ch.File)
@@ -117,6 +123,9 @@ func (n goldenCounts) String() string {
 	s := fmt.Sprintf("golden: %d new, %d changed, %d unchanged", n.added, n.changed, n.unchanged)
 	if n.same > 0 {
 		s += fmt.Sprintf(", %d as their sameAs", n.same)
+	}
+	if n.shared > 0 {
+		s += fmt.Sprintf(", %d the same in another era", n.shared)
 	}
 	if n.diverged > 0 {
 		s += fmt.Sprintf(", %d diverging (not written)", n.diverged)

@@ -1,11 +1,13 @@
 //! The pool in Rust behind the HTTP contract of docs/contract.md, with its
 //! own MCP client (src/mcp). `--listen ADDR --state DIR --workspace DIR
 //! --catalog FILE` serves; `store seed|dump --state DIR` are the store
-//! commands of docs/targets.md, section 2.
+//! commands of docs/targets.md, section 2. MCPPARITY_ERA picks the
+//! protocol the client speaks (src/era.rs).
 
 mod api;
 mod catalog;
 mod config;
+mod era;
 mod gojson;
 mod lookpath;
 mod mcp;
@@ -66,6 +68,7 @@ fn serve(args: &[String]) -> Result<(), String> {
     let state = PathBuf::from(need("--state")?);
     let workspace = PathBuf::from(need("--workspace")?);
     let catalog = PathBuf::from(need("--catalog")?);
+    era::init()?; // E1.1: an unknown era stops the service before it listens
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|e| format!("listen {}: {}", addr, e))?;

@@ -2,12 +2,15 @@
 //! both answer types), the answer read as JSON or as an SSE stream, the
 //! session followed through `Mcp-Session-Id`, the standalone GET stream
 //! for the server's own requests, the configured headers on every request
-//! (P6.5), a DELETE when the session ends (P2.5).
+//! (P6.5), a DELETE when the session ends (P2.5). A connection opened by
+//! `server/discover` (E2) has no session, no GET stream and no DELETE; its
+//! requests carry the headers of the 2026-07-28 revision (E3.1).
 
 use super::jsonrpc::{self, Incoming};
 use super::sse;
 use super::{server_requests, McpError};
 use crate::config::Server;
+use crate::era;
 use crate::mutant;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -18,12 +21,15 @@ use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
 use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
 const SESSION: &str = "mcp-session-id";
 const PROTOCOL: &str = "mcp-protocol-version";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
 /// The bound of a DELETE and of a server request's answer.
 const SIDE_BOUND: Duration = Duration::from_secs(5);
 
@@ -63,7 +69,19 @@ pub struct HttpConn {
     configured: HeaderMap,
     session: Mutex<Option<String>>,
     protocol: Mutex<Option<String>>,
+    /// Opened by `server/discover` (E2.2).
+    modern: AtomicBool,
     stream: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// What a POST carries, as its headers name it: the JSON-RPC method (none
+/// for an answer to the server), the version its `_meta` names, and the
+/// tool of a `tools/call` (E2.1, E3.1).
+#[derive(Clone, Copy, Default)]
+pub struct Rpc<'a> {
+    pub method: Option<&'a str>,
+    pub meta_version: Option<&'a str>,
+    pub name: Option<&'a str>,
 }
 
 impl HttpConn {
@@ -83,13 +101,20 @@ impl HttpConn {
             configured,
             session: Mutex::new(None),
             protocol: Mutex::new(None),
+            modern: AtomicBool::new(false),
             stream: Mutex::new(None),
         }))
     }
 
+    fn is_modern(&self) -> bool {
+        self.modern.load(Ordering::Relaxed)
+    }
+
     /// The headers of every request after `initialize`, then the configured
-    /// ones (which replace a header of the same name).
-    fn headers(&self, method: &Method) -> HeaderMap {
+    /// ones (which replace a header of the same name). The version is the
+    /// request's `_meta`'s, else the negotiated one; from 2026-07-28 on,
+    /// `Mcp-Method` and a call's `Mcp-Name` follow, as the go-sdk sets them.
+    fn headers(&self, method: &Method, rpc: Rpc<'_>) -> HeaderMap {
         let mut h = HeaderMap::new();
         if method == Method::POST {
             let accept = if mutant::on("RS-P6.5-accept-json-only") {
@@ -108,10 +133,25 @@ impl HttpConn {
                 h.insert(SESSION, v);
             }
         }
-        let protocol = self.protocol.lock().unwrap().clone();
-        if let Some(p) = protocol.filter(|_| !mutant::on("RS-P6.5-no-protocol-header")) {
-            if let Ok(v) = HeaderValue::from_str(&p) {
+        let negotiated = self.protocol.lock().unwrap().clone().filter(|_| !mutant::on("RS-P6.5-no-protocol-header"));
+        let meta = rpc.meta_version.filter(|_| !mutant::on("RS-E2.1-no-version-header"));
+        let protocol = meta.map(str::to_string).or(negotiated);
+        if let Some(p) = &protocol {
+            if let Ok(v) = HeaderValue::from_str(p) {
                 h.insert(PROTOCOL, v);
+            }
+        }
+        let of_revision = protocol.as_deref().is_some_and(era::is_modern_version);
+        let standard = (self.is_modern() || rpc.meta_version.is_some()) && of_revision;
+        if standard && method == Method::POST {
+            if let Some(m) = rpc.method.filter(|_| !mutant::on("RS-E3.1-no-method-header")) {
+                if let Ok(v) = HeaderValue::from_str(m) {
+                    h.insert(MCP_METHOD, v);
+                }
+            }
+            let name = rpc.name.filter(|_| rpc.method == Some("tools/call") && !mutant::on("RS-E3.1-no-name-header"));
+            if let Some(v) = name.and_then(|n| HeaderValue::from_bytes(n.as_bytes()).ok()) {
+                h.insert(MCP_NAME, v);
             }
         }
         if !mutant::on("RS-P6.5-headers-dropped") {
@@ -122,10 +162,10 @@ impl HttpConn {
         h
     }
 
-    async fn send(&self, method: Method, body: Vec<u8>) -> Result<Response<Body>, McpError> {
+    async fn send(&self, method: Method, rpc: Rpc<'_>, body: Vec<u8>) -> Result<Response<Body>, McpError> {
         let mut req = Request::builder().method(method.clone()).uri(self.url.clone());
         if let Some(h) = req.headers_mut() {
-            *h = self.headers(&method);
+            *h = self.headers(&method, rpc);
         }
         let req = req.body(Full::new(Bytes::from(body))).map_err(|e| McpError::Transport(e.to_string()))?;
         client().request(req).await.map_err(|e| McpError::Transport(chain(&e)))
@@ -133,13 +173,19 @@ impl HttpConn {
 
     /// Sends a request and reads its answer, answering the server's
     /// requests that come on its stream.
-    pub async fn request(self: &Arc<Self>, id: u64, method: &str, body: Vec<u8>) -> Result<Box<RawValue>, McpError> {
-        let resp = self.send(Method::POST, body).await?;
+    pub async fn request(self: &Arc<Self>, id: u64, rpc: Rpc<'_>, body: Vec<u8>) -> Result<Box<RawValue>, McpError> {
+        let method = rpc.method.unwrap_or("");
+        let resp = self.send(Method::POST, rpc, body).await?;
         if method == "initialize" {
             let sid = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_string);
             *self.session.lock().unwrap() = sid; // P5.5: none when none was given
         }
-        let resp = refuse_failure(resp, Some(method)).await?;
+        if self.is_modern() && mutant::on("RS-E3.1-session-kept") {
+            if let Some(sid) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
+                *self.session.lock().unwrap() = Some(sid.to_string());
+            }
+        }
+        let resp = refuse_failure(resp, Some(method), self.is_modern()).await?;
         if method == "initialize" && self.session.lock().unwrap().is_none() && mutant::on("RS-P5.5-session-required") {
             return Err(McpError::Transport("no Mcp-Session-Id".into()));
         }
@@ -165,13 +211,21 @@ impl HttpConn {
         *self.protocol.lock().unwrap() = Some(version.to_string());
     }
 
-    /// A notification or an answer: accepted with 202 (or 200).
-    pub async fn post_only(&self, body: Vec<u8>) -> Result<(), McpError> {
-        let resp = self.send(Method::POST, body).await?;
+    /// E2.2: opened by `server/discover` with `version`: no session, no
+    /// GET stream, nothing sent on close.
+    pub fn set_modern(&self, version: &str) {
+        self.set_protocol(version);
+        self.modern.store(true, Ordering::Relaxed);
+    }
+
+    /// A notification (`method`) or an answer (None): accepted with 202
+    /// (or 200).
+    pub async fn post_only(&self, method: Option<&str>, body: Vec<u8>) -> Result<(), McpError> {
+        let resp = self.send(Method::POST, Rpc { method, ..Rpc::default() }, body).await?;
         if mutant::on("RS-P5.1-notification-needs-200") && resp.status() != StatusCode::OK {
             return Err(McpError::Transport(format!("HTTP {}", resp.status())));
         }
-        let resp = refuse_failure(resp, None).await?;
+        let resp = refuse_failure(resp, None, self.is_modern()).await?;
         let _ = read_body(resp.into_body()).await;
         Ok(())
     }
@@ -206,7 +260,7 @@ impl HttpConn {
                 let me = self.clone();
                 tokio::spawn(async move {
                     let line = jsonrpc::answer(&id, server_requests::answer(&method));
-                    let _ = tokio::time::timeout(SIDE_BOUND, me.post_only(line)).await;
+                    let _ = tokio::time::timeout(SIDE_BOUND, me.post_only(None, line)).await;
                 });
                 None
             }
@@ -222,7 +276,7 @@ impl HttpConn {
         }
         let me = self.clone();
         let task = tokio::spawn(async move {
-            let Ok(resp) = me.send(Method::GET, Vec::new()).await else { return };
+            let Ok(resp) = me.send(Method::GET, Rpc::default(), Vec::new()).await else { return };
             if resp.status() == StatusCode::OK && content_type(&resp).starts_with("text/event-stream") {
                 let _ = me.read_stream(resp.into_body(), None).await;
             }
@@ -236,11 +290,12 @@ impl HttpConn {
         if let Some(t) = self.stream.lock().unwrap().take() {
             t.abort();
         }
-        if self.session.lock().unwrap().is_none() || mutant::on("RS-P2.5-no-delete") {
+        let delete_anyway = self.is_modern() && mutant::on("RS-E3.1-delete-on-close");
+        if (self.session.lock().unwrap().is_none() && !delete_anyway) || mutant::on("RS-P2.5-no-delete") {
             return;
         }
         let _ = tokio::time::timeout(SIDE_BOUND, async {
-            if let Ok(resp) = self.send(Method::DELETE, Vec::new()).await {
+            if let Ok(resp) = self.send(Method::DELETE, Rpc::default(), Vec::new()).await {
                 let _ = read_body(resp.into_body()).await;
             }
         })
@@ -265,18 +320,24 @@ async fn read_body(body: Body) -> Result<Bytes, McpError> {
 }
 
 /// An answer of 400 or more is a failure. A request's is read by its
-/// status alone, as the reference's go-sdk words it (P5.4): `sending
+/// status alone, as the reference's go-sdk words it (P5.4, E3.2): `sending
 /// "<method>": <status text>`, the JSON-RPC error in its body unread; a
 /// 404 (the session is gone, P10) and a notification's keep their status
-/// and text.
-async fn refuse_failure(resp: Response<Body>, method: Option<&str>) -> Result<Response<Body>, McpError> {
+/// and text, but for a connection without session (`modern`), whose 404
+/// is read by its status too.
+async fn refuse_failure(resp: Response<Body>, method: Option<&str>, modern: bool) -> Result<Response<Body>, McpError> {
     let status = resp.status();
     if status.as_u16() < 400 {
         return Ok(resp);
     }
     let bytes = read_body(resp.into_body()).await.unwrap_or_default();
+    if modern && method.is_some() && mutant::on("RS-E3.2-error-body-read") {
+        if let Some(Incoming::Response { outcome: Err(e), .. }) = jsonrpc::parse(&bytes) {
+            return Err(e);
+        }
+    }
     match method {
-        Some(m) if status != StatusCode::NOT_FOUND && !mutant::on("RS-P5.4-refusal-body") => {
+        Some(m) if (status != StatusCode::NOT_FOUND || modern) && !mutant::on("RS-P5.4-refusal-body") => {
             Err(McpError::Transport(format!("sending \"{}\": {}", m, status.canonical_reason().unwrap_or(status.as_str()))))
         }
         _ => Err(McpError::Transport(format!("HTTP {}: {}", status, String::from_utf8_lossy(&bytes).trim()))),
@@ -299,15 +360,15 @@ mod tests {
     #[test]
     fn headers_of_each_method() {
         let c = conn(&[("X-Api-Key", "k")]);
-        let post = c.headers(&Method::POST);
+        let post = c.headers(&Method::POST, Rpc::default());
         assert_eq!(post[ACCEPT], "application/json, text/event-stream");
         assert_eq!(post[CONTENT_TYPE], "application/json");
         assert_eq!(post["x-api-key"], "k");
         assert!(post.get(SESSION).is_none() && post.get(PROTOCOL).is_none());
         *c.session.lock().unwrap() = Some("s1".into());
         c.set_protocol("2025-11-25");
-        assert_eq!(c.headers(&Method::GET)[ACCEPT], "text/event-stream");
-        let del = c.headers(&Method::DELETE);
+        assert_eq!(c.headers(&Method::GET, Rpc::default())[ACCEPT], "text/event-stream");
+        let del = c.headers(&Method::DELETE, Rpc::default());
         assert!(del.get(ACCEPT).is_none());
         assert_eq!(del[SESSION], "s1");
         assert_eq!(del[PROTOCOL], "2025-11-25");
@@ -316,9 +377,33 @@ mod tests {
     #[test]
     fn a_configured_header_replaces_ours() {
         let c = conn(&[("accept", "*/*")]);
-        let post = c.headers(&Method::POST);
+        let post = c.headers(&Method::POST, Rpc::default());
         assert_eq!(post.get_all(ACCEPT).iter().count(), 1);
         assert_eq!(post[ACCEPT], "*/*");
+    }
+
+    #[test]
+    fn headers_of_the_revision() {
+        let c = conn(&[]);
+        let call = Rpc { method: Some("tools/call"), meta_version: Some("2026-07-28"), name: Some("echo") };
+        let h = c.headers(&Method::POST, call);
+        assert_eq!(h[PROTOCOL], "2026-07-28");
+        assert_eq!(h[MCP_METHOD], "tools/call");
+        assert_eq!(h[MCP_NAME], "echo");
+        // The handshake era's requests carry none of them.
+        let init = c.headers(&Method::POST, Rpc { method: Some("initialize"), ..Rpc::default() });
+        assert!(init.get(PROTOCOL).is_none() && init.get(MCP_METHOD).is_none());
+        c.set_protocol("2025-11-25");
+        let list = c.headers(&Method::POST, Rpc { method: Some("tools/list"), ..Rpc::default() });
+        assert_eq!(list[PROTOCOL], "2025-11-25");
+        assert!(list.get(MCP_METHOD).is_none());
+        // Opened by discover: a notification names its method, an answer none.
+        c.set_modern("2026-07-28");
+        let n = c.headers(&Method::POST, Rpc { method: Some("notifications/cancelled"), ..Rpc::default() });
+        assert_eq!(n[PROTOCOL], "2026-07-28");
+        assert_eq!(n[MCP_METHOD], "notifications/cancelled");
+        let a = c.headers(&Method::POST, Rpc::default());
+        assert!(a.get(MCP_METHOD).is_none() && a.get(MCP_NAME).is_none());
     }
 
     #[test]

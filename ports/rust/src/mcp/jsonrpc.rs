@@ -81,9 +81,11 @@ pub fn parse(text: &[u8]) -> Option<Incoming> {
         (Some(_), _) => Some(Incoming::Notification),
         (None, Some(id)) => {
             let outcome = match error {
-                Some(e) if !e.is_null() => Err(McpError::Rpc(
-                    e.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
-                )),
+                Some(e) if !e.is_null() => Err(McpError::Rpc {
+                    message: e.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                    code: e.get("code").and_then(Value::as_i64),
+                    data: e.get("data").filter(|d| !d.is_null()).cloned(),
+                }),
                 _ => Ok(result.unwrap_or_else(null)),
             };
             Some(Incoming::Response { id, outcome })
@@ -135,7 +137,9 @@ mod tests {
     #[test]
     fn read() {
         match parse(br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"boom"}}"#) {
-            Some(Incoming::Response { id, outcome: Err(McpError::Rpc(m)) }) => assert!(id_is(&id, 3) && m == "boom"),
+            Some(Incoming::Response { id, outcome: Err(McpError::Rpc { message: m, code, .. }) }) => {
+                assert!(id_is(&id, 3) && m == "boom" && code == Some(-32603))
+            }
             other => panic!("{:?}", other),
         }
         assert!(matches!(parse(br#"{"id":1,"method":"ping"}"#), Some(Incoming::Request { .. })));

@@ -1,10 +1,11 @@
-//! One connection attempt (P3, P4, P5): the transport opened, the
-//! handshake and the first `tools/list` under the handshake deadline, and
-//! what was opened closed at once when it fails or is cancelled (P2.1,
-//! P2.3).
+//! One connection attempt (P3, P4, P5, E2): the transport opened, the
+//! handshake (in the modern era `server/discover` and its fallback, E2.4)
+//! and the first `tools/list` under the handshake deadline, and what was
+//! opened closed at once when it fails or is cancelled (P2.1, P2.3).
 
 use super::{time, Outcome, Ready};
 use crate::config::Server;
+use crate::era;
 use crate::mcp::Session;
 use crate::mcp::error::TIMEOUT_TEXT;
 use crate::mutant;
@@ -28,9 +29,12 @@ pub async fn connect(cfg: &Server, cancel: &CancellationToken) -> Outcome {
     let init = tokio::select! {
         biased;
         _ = cancel.cancelled() => Err(CANCELLED.to_string()),
-        r = timeout_at(end, session.initialize()) => match r {
+        r = timeout_at(end, session.open_server(cfg)) => match r {
             Ok(r) => r,
             Err(_) if mutant::on("RS-P4.1-raw-deadline") => Err(format!("calling \"initialize\": {}", TIMEOUT_TEXT)),
+            Err(_) if era::modern() && mutant::on("RS-E2.4-discover-raw-deadline") => {
+                Err(format!("calling \"server/discover\": {}", TIMEOUT_TEXT))
+            }
             Err(_) => Err(time::deadline_text(&cfg.command)),
         },
     };
