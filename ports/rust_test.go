@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpparity/mcpparity/impl"
 )
 
 // rust is the Rust port's folder; its binary is built by cargo
@@ -64,19 +66,21 @@ type buildError struct {
 
 func (e *buildError) Error() string { return "cargo build: " + e.err.Error() + "\n" + string(e.out) }
 
-// TestRustPortPasses: check against the Rust port exits 0, its accepted
-// deviations (transport and timeout texts of hyper and tokio) listed with
-// their reasons.
+// TestRustPortPasses: check against the Rust port exits 0 in each era,
+// its accepted deviations (transport and timeout texts of hyper and
+// tokio) listed with their reasons.
 func TestRustPortPasses(t *testing.T) {
 	prepareRust(t)
 	bin := harness(t)
-	ctx, cancel := bounded(t, 10*time.Minute)
-	defer cancel()
-	out, err := command(ctx, bin, "check", "--target-file", filepath.Join(rust, "target.yaml")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("check against the Rust port: %s\n%s", ended(ctx, err), out)
+	for _, era := range impl.Eras {
+		ctx, cancel := bounded(t, 10*time.Minute)
+		out, err := command(ctx, bin, "check", "--era", era, "--target-file", filepath.Join(rust, "target.yaml")).CombinedOutput()
+		if err != nil {
+			t.Fatalf("check against the Rust port in era %s: %s\n%s", era, ended(ctx, err), out)
+		}
+		cancel()
+		t.Logf("era %s:\n%s", era, out)
 	}
-	t.Logf("%s", out)
 }
 
 // TestRustPortMutants: mutate-target --target-file judges every compiled-in mutant
