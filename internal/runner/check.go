@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mcpparity/mcpparity/internal/compare"
@@ -97,6 +98,9 @@ func checkTimed(ctx context.Context, cfg Config, s *scenario.Scenario, golden sc
 	if ctx.Err() != nil {
 		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped}
 	}
+	if !s.RunsIn(cfg.Era) {
+		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped, Err: "runs in era " + strings.Join(s.Eras, ", ") + " only"}
+	}
 	start := time.Now()
 	res := checkOne(ctx, cfg, s, golden, deviations)
 	res.Duration = time.Since(start).Round(time.Millisecond)
@@ -131,7 +135,7 @@ func summary(r report.Result) string {
 
 func verdictSummary(r report.Result) string {
 	switch r.Verdict {
-	case verdict.Error:
+	case verdict.Error, verdict.Skipped:
 		return "  " + r.Err
 	case verdict.Fail, verdict.Accepted:
 		n := 0

@@ -55,6 +55,9 @@ type Scenario struct {
 	// SameAs names another scenario whose golden observations this one
 	// must reproduce (its "replays" steps left out): the fidelity check.
 	SameAs string `json:"sameAs,omitempty"`
+	// Eras are the only eras the scenario runs in (none: every era); in
+	// another, check skips it.
+	Eras []string `json:"eras,omitempty"`
 }
 
 // ServerSpec is a server a scenario's configuration points at. Exactly one
@@ -118,6 +121,11 @@ func LoadScenarios(fsys fs.FS, dir string) ([]*Scenario, error) {
 func (s *Scenario) validate() error {
 	if s.SeedText != "" && len(s.Seed) > 0 {
 		return errors.New("seedText: not beside seed")
+	}
+	for _, e := range s.Eras {
+		if _, err := impl.ParseEra(e); err != nil || e == "" {
+			return fmt.Errorf("eras: %q is not an era (want %s or %s)", e, impl.EraHandshake, impl.EraModern)
+		}
 	}
 	for name, sv := range s.Servers {
 		if (sv.Replay == "") == (sv.Live == "") {
@@ -186,6 +194,24 @@ func loadDir[T any](fsys fs.FS, dir string, keep func(string) bool, migrate func
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// RunsIn tells whether s runs in era ("" is the handshake era).
+func (s *Scenario) RunsIn(era string) bool {
+	if era == "" {
+		era = impl.EraHandshake
+	}
+	return len(s.Eras) == 0 || slices.Contains(s.Eras, era)
+}
+
+// GoldenEra is the era whose golden file s's observations in era are
+// written to: era itself, but the shared file's ("") for a scenario that
+// does not run in the handshake era.
+func (s *Scenario) GoldenEra(era string) string {
+	if !s.RunsIn(impl.EraHandshake) {
+		return ""
+	}
+	return era
 }
 
 // Timed tells whether s sets a time scale.
