@@ -33,8 +33,11 @@ type recordedCall struct {
 }
 
 // kindNames are the kinds, in the order the header considers them; each
-// is the scenario server's name too.
-var kindNames = []string{"gen-sse", "gen-json", "gen-stdio", "sdk-sse", "sdk-json", "sdk-stdio", "edge-sse"}
+// is the scenario server's name too. The last four are servers of the
+// 2026-07-28 revision (go-sdk, Python and TypeScript SDKs; tsr refuses
+// the handshake era), which each era opens its own way.
+var kindNames = []string{"gen-sse", "gen-json", "gen-stdio", "sdk-sse", "sdk-json", "sdk-stdio", "edge-sse",
+	"go-http", "py-stdio", "ts-stdio", "tsr-http"}
 
 var (
 	kindsOnce sync.Once
@@ -58,6 +61,10 @@ func loadKinds() (map[string]*kind, error) {
 	if err != nil {
 		return nil, err
 	}
+	modernCalls, err := loadCalls("calls-modern.json")
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]*kind{
 		"gen-sse":   {spec: scenario.ServerSpec{Live: "gen-sse"}, tools: sdkserver.GenTools},
 		"gen-json":  {spec: scenario.ServerSpec{Live: "gen-json"}, tools: sdkserver.GenTools},
@@ -66,6 +73,10 @@ func loadKinds() (map[string]*kind, error) {
 		"sdk-json":  {spec: scenario.ServerSpec{Replay: "sdk/json.json"}, calls: sdkCalls, faulty: true},
 		"sdk-stdio": {spec: scenario.ServerSpec{Replay: "sdk/stdio.json", Stdio: true}, calls: sdkCalls, stdio: true},
 		"edge-sse":  {spec: scenario.ServerSpec{Replay: "edge/sse.json"}, calls: edgeCalls},
+		"go-http":   {spec: scenario.ServerSpec{Replay: "modern/go-http.json"}, calls: modernCalls},
+		"py-stdio":  {spec: scenario.ServerSpec{Replay: "modern/py-stdio.json", Stdio: true}, calls: modernCalls, stdio: true},
+		"ts-stdio":  {spec: scenario.ServerSpec{Replay: "modern/ts-stdio.json", Stdio: true}, calls: modernCalls, stdio: true},
+		"tsr-http":  {spec: scenario.ServerSpec{Replay: "modern/ts-reject-http.json"}, calls: modernCalls},
 	}
 	for name, k := range out {
 		if k.spec.Replay == "" {
