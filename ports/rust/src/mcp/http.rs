@@ -72,6 +72,9 @@ pub struct HttpConn {
     /// Opened by `server/discover` (E2.2).
     modern: AtomicBool,
     stream: Mutex<Option<JoinHandle<()>>>,
+    /// Set by an answer outside 2xx (P10.7): the connection is over and
+    /// every later request fails at once with this text, nothing sent.
+    ended: Mutex<Option<String>>,
 }
 
 /// What a POST carries, as its headers name it: the JSON-RPC method (none
@@ -103,6 +106,7 @@ impl HttpConn {
             protocol: Mutex::new(None),
             modern: AtomicBool::new(false),
             stream: Mutex::new(None),
+            ended: Mutex::new(None),
         }))
     }
 
@@ -175,7 +179,11 @@ impl HttpConn {
     /// requests that come on its stream.
     pub async fn request(self: &Arc<Self>, id: u64, rpc: Rpc<'_>, body: Vec<u8>) -> Result<Box<RawValue>, McpError> {
         let method = rpc.method.unwrap_or("");
+        if let Some(why) = self.ended.lock().unwrap().clone() {
+            return Err(McpError::Transport(format!("connection closed: {}", why)));
+        }
         let resp = self.send(Method::POST, rpc, body).await?;
+        let status = resp.status();
         if method == "initialize" {
             let sid = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()).map(str::to_string);
             *self.session.lock().unwrap() = sid; // P5.5: none when none was given
@@ -185,7 +193,7 @@ impl HttpConn {
                 *self.session.lock().unwrap() = Some(sid.to_string());
             }
         }
-        let resp = refuse_failure(resp, Some(method), self.is_modern()).await?;
+        let resp = refuse_failure(resp, Some(method), self.is_modern()).await.map_err(|e| self.end_on(status, e))?;
         if method == "initialize" && self.session.lock().unwrap().is_none() && mutant::on("RS-P5.5-session-required") {
             return Err(McpError::Transport("no Mcp-Session-Id".into()));
         }
@@ -204,6 +212,16 @@ impl HttpConn {
             }
         }
         Err(McpError::Transport("the JSON answer holds no response to the request".into()))
+    }
+
+    /// P10.7: a failure answered with a status outside 2xx ends the
+    /// connection, but for the transient ones (429, 502, 503, 504).
+    fn end_on(&self, status: StatusCode, e: McpError) -> McpError {
+        let transient = matches!(status.as_u16(), 429 | 502 | 503 | 504);
+        if !transient && !mutant::on("RS-P10.7-status-keeps-connection") {
+            *self.ended.lock().unwrap() = Some(e.to_string());
+        }
+        e
     }
 
     /// Sets the protocol version negotiated by `initialize`.
