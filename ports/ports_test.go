@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpparity/mcpparity/impl"
 )
 
 // typescript is the TypeScript port's folder.
@@ -141,18 +143,24 @@ func ended(ctx context.Context, err error) string {
 	return err.Error()
 }
 
-// TestTypeScriptPortPasses: check against the port exits 0, its accepted
-// deviations listed with their reasons.
+// TestTypeScriptPortPasses: check against the port exits 0 in each era,
+// its accepted deviations listed with their reasons.
 func TestTypeScriptPortPasses(t *testing.T) {
 	needNode(t)
 	bin := prepare(t)
-	ctx, cancel := bounded(t, 10*time.Minute)
-	defer cancel()
-	out, err := command(ctx, bin, "check", "--target-file", filepath.Join(typescript, "target.yaml")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("check against the TypeScript port: %s\n%s", ended(ctx, err), out)
+	for _, era := range impl.Eras {
+		ctx, cancel := bounded(t, 10*time.Minute)
+		out, err := command(ctx, bin, "check", "--era", era, "--target-file", filepath.Join(typescript, "target.yaml")).CombinedOutput()
+		why := ""
+		if err != nil {
+			why = ended(ctx, err)
+		}
+		cancel()
+		if err != nil {
+			t.Fatalf("check against the TypeScript port in era %s: %s\n%s", era, why, out)
+		}
+		t.Logf("era %s:\n%s", era, out)
 	}
-	t.Logf("%s", out)
 }
 
 // TestTypeScriptPortMutants: every mutant of the port's own catalogue

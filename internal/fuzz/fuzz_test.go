@@ -79,8 +79,7 @@ func TestRefAgainstPorts(t *testing.T) {
 		seed                     uint64
 		era                      string // "": each sequence draws its own
 	}{
-		// The TypeScript port speaks the handshake era only.
-		{"typescript", "dist/main.js", "node", "cd ports/typescript && npm ci && npm run build", 20260102, impl.EraHandshake},
+		{"typescript", "dist/main.js", "node", "cd ports/typescript && npm ci && npm run build", 20260102, ""},
 		{"rust", "target/release/mcpparity-rust", "cargo", "cd ports/rust && cargo build --release --locked", 20260103, ""},
 	} {
 		t.Run(p.name, func(t *testing.T) {

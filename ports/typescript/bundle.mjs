@@ -22,7 +22,7 @@ await build({
   splitting: true, // the store commands load the small entry chunk only
   format: "esm",
   platform: "node",
-  target: "node18",
+  target: "node20",
   tsconfig: "tsconfig.json",
   logLevel: "warning",
   // CommonJS dependencies (Ajv) call require: give the bundle one.

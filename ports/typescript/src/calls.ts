@@ -4,9 +4,7 @@
 // when the server is still configured and enabled. A result the go-sdk
 // cannot read fails its attempt as a JSON-RPC error does (P11.6).
 
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
-
-import { SDK_TIMEOUT_MARGIN_MS, TIMEOUT_TEXT, failureText } from "./connect.js";
+import { ANY_RESULT, SDK_TIMEOUT_MARGIN_MS, TIMEOUT_TEXT, failureText } from "./connect.js";
 import { Pool, ToolRef } from "./pool.js";
 import { rawResultOf } from "./rawresult.js";
 import { CallResult, readResult } from "./results.js";
@@ -35,11 +33,11 @@ export async function attemptCall(pool: Pool, ref: ToolRef, args: Result): Promi
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(new Bound(TIMEOUT_TEXT)), bound);
   try {
-    const answer = await session.client.request({ method: "tools/call", params: { name: ref.tool, arguments: args } }, ResultSchema, {
+    const answer = await session.client.request({ method: "tools/call", params: { name: ref.tool, arguments: args } }, ANY_RESULT, {
       signal: stop.signal,
       timeout: bound + SDK_TIMEOUT_MARGIN_MS,
     });
-    const result = readResult(rawResultOf(answer as Result));
+    const result = readResult(rawResultOf(answer));
     return { result };
   } catch (err) {
     return { error: failureText("tools/call", stop.signal.aborted ? stop.signal.reason : err) };

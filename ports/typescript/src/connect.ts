@@ -1,21 +1,23 @@
-// Opening a session (P3–P6, P16.4, docs/rules.md): the transport,
-// initialize and the first tools/list under the handshake deadline, and
-// the texts of what fails. An attempt that fails, or is cancelled, before
-// its initialize succeeded is ended at once (P2.1, P2.3); one whose first
-// tools/list fails keeps its session, with the failure's text (P16.4).
+// Opening a session (P3–P6, P16.4, E2, docs/rules.md): the transport,
+// the handshake (initialize; in the 2026-07-28 era server/discover first,
+// src/discover.ts) and the first tools/list under the handshake deadline,
+// and the texts of what fails. An attempt that fails, or is cancelled,
+// before its handshake succeeded is ended at once (P2.1, P2.3); one whose
+// first tools/list fails keeps its session, with the failure's text (P16.4).
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ListRootsRequestSchema, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { Client, ProtocolError, type JsonSchemaValidator, type StandardSchemaV1, type jsonSchemaValidator } from "@modelcontextprotocol/client";
 
 import { ServerConfig, transportOf } from "./config.js";
+import { discover } from "./discover.js";
+import { Era, MODERN_ERA } from "./era.js";
 import { WatchedHttpTransport } from "./http.js";
+import { listResultOf } from "./rawresult.js";
 import { Tool, toTools } from "./rules.js";
 import { GroupStdioTransport, StartError } from "./stdio.js";
 import { Deadlines } from "./time.js";
 import { trace } from "./trace.js";
 
-/** Session is a server whose initialize succeeded: its client and transport. */
+/** Session is a server whose handshake succeeded: its client and transport. */
 export interface Session {
   client: Client;
   transport: GroupStdioTransport | WatchedHttpTransport;
@@ -40,6 +42,15 @@ export const TIMEOUT_TEXT = "The operation was aborted due to timeout";
 // The SDK's own request timeout is set past the pool's deadlines, which
 // decide (P3, P10).
 export const SDK_TIMEOUT_MARGIN_MS = 60_000;
+
+/**
+ * ANY_RESULT is the result schema of the pool's requests: any result
+ * passes. The pool reads tools/list and tools/call results itself (P8,
+ * P11), not as the SDK's schemas would have them.
+ */
+export const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  "~standard": { version: 1, vendor: "mcpparity", validate: (value) => ({ value: value as Record<string, unknown> }) },
+};
 
 // The pool checks no result against a tool's output schema (no rule asks
 // it); the SDK's default validator (Ajv) would be built for every session.
@@ -74,7 +85,7 @@ export function deadlineText(launcher: string | undefined): string {
 
 /** The text of a request's failure (P10.5): a JSON-RPC error's message, or the transport's error. */
 export function failureText(method: string, err: unknown): string {
-  const text = err instanceof McpError ? err.message.replace(/^MCP error -?\d+: /, "") : describe(err);
+  const text = err instanceof ProtocolError ? err.message : describe(err);
   return `calling "${method}": ${text}`;
 }
 
@@ -111,10 +122,13 @@ function newTransport(cfg: ServerConfig, deadlines: Deadlines): Session["transpo
     : new WatchedHttpTransport({ url: cfg.url, headers: cfg.headers }, grace);
 }
 
+// P5.1, E2.1: the capabilities the client declares, the reference's.
+const CAPABILITIES = { roots: { listChanged: true } };
+
 function newClient(): Client {
   // P5.1, P5.3: the client declares roots (none are given) like the reference's.
-  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: true } }, jsonSchemaValidator: NO_VALIDATION });
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
+  const client = new Client(CLIENT_INFO, { capabilities: CAPABILITIES, jsonSchemaValidator: NO_VALIDATION });
+  client.setRequestHandler("roots/list", () => ({ roots: [] }));
   client.onerror = () => {
     // transport errors are seen by the requests they fail
   };
@@ -129,11 +143,25 @@ export async function closeNow(s: Session): Promise<void> {
 }
 
 /**
- * open runs an attempt (P5): initialize, notifications/initialized, then
- * one tools/list without cursor, all within the handshake deadline (P3).
- * cancel is the server's invalidation. It never rejects.
+ * handshake connects the client (P5): initialize and
+ * notifications/initialized; in the 2026-07-28 era, server/discover first,
+ * then initialize only when the server was not opened by it (E2).
  */
-export async function open(cfg: ServerConfig, cancel: AbortSignal, deadlines: Deadlines): Promise<Outcome> {
+async function handshake(session: Session, era: Era, timeout: number): Promise<void> {
+  if (era !== MODERN_ERA) return session.client.connect(session.transport, { timeout });
+  await session.transport.start();
+  const prior = await discover(session.transport, CLIENT_INFO, CAPABILITIES);
+  await session.client.connect(session.transport, { timeout, prior });
+  // E3.1: no requests from the server in that era; the transport answers them (P5.3, P6.2).
+  session.transport.modern = session.client.getProtocolEra() === "modern";
+}
+
+/**
+ * open runs an attempt (P5, E2): the handshake, then one tools/list
+ * without cursor, all within the handshake deadline (P3, E2.4). cancel is
+ * the server's invalidation. It never rejects.
+ */
+export async function open(cfg: ServerConfig, cancel: AbortSignal, deadlines: Deadlines, era: Era): Promise<Outcome> {
   const launcher = transportOf(cfg) === "stdio" ? launcherOf(cfg.command) : undefined;
   const limit = deadlines.handshake(launcher !== undefined);
   let session: Session;
@@ -152,7 +180,7 @@ export async function open(cfg: ServerConfig, cancel: AbortSignal, deadlines: De
   try {
     const timeout = limit + SDK_TIMEOUT_MARGIN_MS;
     try {
-      await abortable(session.client.connect(session.transport, { timeout }), stop.signal);
+      await abortable(handshake(session, era, timeout), stop.signal);
     } catch (err) {
       trace(`initialize ${cfg.url || cfg.command} failed after ${took()}: ${describe(err)}`);
       await closeNow(session);
@@ -160,9 +188,9 @@ export async function open(cfg: ServerConfig, cancel: AbortSignal, deadlines: De
     }
     session.transport.graceful = true; // established: closed with P2.2's grace from now on
     try {
-      const result = await session.client.request({ method: "tools/list" }, ResultSchema, { timeout, signal: stop.signal });
+      const result = await session.client.request({ method: "tools/list" }, ANY_RESULT, { timeout, signal: stop.signal });
       trace(`handshake ${cfg.url || cfg.command}: ${took()}`);
-      return { session, tools: toTools(result as Record<string, unknown>) };
+      return { session, tools: toTools(listResultOf(result)) };
     } catch (err) {
       trace(`tools/list ${cfg.url || cfg.command} failed after ${took()}: ${describe(err)}`);
       return listFailure(err, stop.signal, session);

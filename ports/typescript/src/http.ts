@@ -1,14 +1,22 @@
 // The Streamable HTTP transport of a session (P6, docs/rules.md): the SDK's
 // StreamableHTTPClientTransport, with every configured header on every
 // request (POST, GET, DELETE), its fetch on node:http (src/fetch.ts), an
-// answer outside 2xx read by its status alone (P5.4), and two additions:
+// answer outside 2xx read by its status alone (P5.4), and these additions:
 //
+//   - an answer outside 2xx but for a transient status ends the connection
+//     (P10.7): a later request fails at once with its text, nothing sent;
 //   - a request whose SSE answer stream breaks before the answer fails at
 //     once with the stream's error (the SDK reports the broken stream but
 //     leaves the request waiting), so that P10 reconnects; the session
 //     itself goes on, as the reference's does;
-//   - an answer to a tools/call carries its result as the server wrote it
-//     (src/rawresult.ts), in a JSON body or an SSE stream;
+//   - in the 2026-07-28 era, the body of an answer outside 2xx is not given
+//     to the SDK, which would read a JSON-RPC error in it (E2.3, E3.2), a
+//     notification carries Mcp-Method as a request does (the go-sdk's), and
+//     the server's requests are answered here (P5.3, P6.2: the SDK drops
+//     them in that era);
+//   - an answer to a tools/call (in the 2026-07-28 era, to a tools/list
+//     too) carries its result as the server wrote it (src/rawresult.ts), in
+//     a JSON body or an SSE stream;
 //   - closing a live session lets its requests in flight end, then ends
 //     it on the server too (DELETE): the wait is bounded by the close
 //     grace, the DELETE by DELETE_BOUND_MS, which the time scale does not
@@ -16,10 +24,18 @@
 
 import http from "node:http";
 
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  PROTOCOL_VERSION_META_KEY,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type JSONRPCMessage,
+  type RequestId,
+  type Transport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/client";
 
+import { serverRequestAnswer } from "./era.js";
 import { httpFetch } from "./fetch.js";
 import { markEvents, markResponses } from "./rawresult.js";
 
@@ -33,6 +49,12 @@ export interface HttpParams {
 // would lose it on a loaded machine.
 const DELETE_BOUND_MS = 2000;
 
+// The code of the error answer given to a request whose stream broke.
+const CONNECTION_CLOSED = -32000;
+
+// P10.7: the statuses that do not end the connection (the go-sdk's transient ones).
+const TRANSIENT = new Set([429, 502, 503, 504]);
+
 function idKey(id: unknown): string {
   return JSON.stringify(id);
 }
@@ -44,10 +66,17 @@ function idKey(id: unknown): string {
  * the SDK's text (the session is gone: P10 reconnects).
  */
 function statusError(message: JSONRPCMessage, err: unknown): unknown {
-  if (!(err instanceof StreamableHTTPError) || !("method" in message)) return err;
-  const code = err.code ?? 0;
+  if (!(err instanceof SdkHttpError) || !("method" in message)) return err;
+  const code = err.status ?? 0;
   if (code < 300 || code === 404) return err;
   return new Error(`sending "${message.method}": ${http.STATUS_CODES[code] ?? String(code)}`);
+}
+
+/** endsConnection is P10.7: an answer outside 2xx but a transient one; server/discover's falls back instead (E2.3). */
+function endsConnection(message: JSONRPCMessage, err: unknown): boolean {
+  if (!(err instanceof SdkHttpError) || !("method" in message) || message.method === "server/discover") return false;
+  const code = err.status ?? 0;
+  return (code < 200 || code >= 300) && !TRANSIENT.has(code);
 }
 
 export class WatchedHttpTransport implements Transport {
@@ -58,8 +87,13 @@ export class WatchedHttpTransport implements Transport {
   private readonly inner: StreamableHTTPClientTransport;
   private readonly pending = new Set<string>(); // requests sent, not answered
   private readonly broken = new Map<string, RequestId>(); // requests whose answer stream broke
-  /** Set once initialize succeeded: close then ends the session on the server. */
+  private readonly posting = new Set<Promise<void>>(); // notifications being sent (a cancellation)
+  private failure?: unknown; // P10.7: what ended the connection
+  /** Set once the handshake succeeded: close then ends the session on the server. */
   graceful = false;
+  /** Set once the server was opened in the 2026-07-28 era (E3.1). */
+  modern = false;
+  private started?: Promise<void>;
 
   private readonly headers: Record<string, string>;
 
@@ -75,7 +109,9 @@ export class WatchedHttpTransport implements Transport {
     });
     this.inner.onmessage = (m) => {
       if (!("method" in m) && "id" in m) this.settle(idKey(m.id));
-      this.onmessage?.(m);
+      const answer = this.modern ? serverRequestAnswer(m) : undefined;
+      if (answer) this.inner.send(answer).catch((err) => this.onerror?.(err));
+      else this.onmessage?.(m);
     };
     this.inner.onerror = (err) => {
       this.onerror?.(err);
@@ -92,11 +128,13 @@ export class WatchedHttpTransport implements Transport {
     this.inner.setProtocolVersion(version);
   }
 
+  /** start starts the transport once: discover (src/discover.ts) starts it before the client does. */
   start(): Promise<void> {
-    return this.inner.start();
+    return (this.started ??= this.inner.start());
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.failure !== undefined) throw this.failure; // P10.7: nothing sent
     let key: string | undefined;
     if ("method" in message && "id" in message) {
       key = idKey(message.id);
@@ -106,10 +144,18 @@ export class WatchedHttpTransport implements Transport {
       this.settle(idKey((message.params as { requestId?: unknown } | undefined)?.requestId));
     }
     try {
-      await this.inner.send(message);
+      const sent = this.inner.send(message, options);
+      if (key === undefined) {
+        const done = sent.catch(() => {});
+        this.posting.add(done);
+        void done.then(() => this.posting.delete(done));
+      }
+      await sent;
     } catch (err) {
       if (key !== undefined) this.settle(key);
-      throw statusError(message, err);
+      const failed = statusError(message, err);
+      if (endsConnection(message, err)) this.failure ??= failed;
+      throw failed;
     }
   }
 
@@ -123,15 +169,17 @@ export class WatchedHttpTransport implements Transport {
   private readonly idle: (() => void)[] = [];
 
   /**
-   * close ends the session. An established one (its initialize succeeded)
-   * first lets the requests in flight end (within the close grace, as a
-   * stdio server gets it, P2.4), then ends the session on the server
-   * (DELETE, P2.5, bounded by DELETE_BOUND_MS).
+   * close ends the session. An established one (its handshake succeeded)
+   * first lets the requests in flight end and the notifications being sent
+   * go out (within the close grace, as a stdio server gets it, P2.4), then
+   * ends the session on the server (DELETE, P2.5, bounded by
+   * DELETE_BOUND_MS; a session opened in the 2026-07-28 era has none).
    */
   async close(): Promise<void> {
     if (this.graceful) {
       this.graceful = false;
-      await this.within(this.graceMs(), new Promise<void>((resolve) => (this.pending.size === 0 ? resolve() : this.idle.push(resolve))));
+      const quiet = new Promise<void>((resolve) => (this.pending.size === 0 ? resolve() : this.idle.push(resolve)));
+      await this.within(this.graceMs(), Promise.all([quiet, ...this.posting]).then(() => {}));
       await this.within(
         DELETE_BOUND_MS,
         this.inner.terminateSession().catch(() => {
@@ -160,7 +208,7 @@ export class WatchedHttpTransport implements Transport {
       this.broken.delete(key);
       if (!this.pending.has(key)) continue;
       this.settle(key);
-      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message: err.message } });
+      this.onmessage?.({ jsonrpc: "2.0", id, error: { code: CONNECTION_CLOSED, message: err.message } });
     }
   }
 
@@ -170,6 +218,21 @@ export class WatchedHttpTransport implements Transport {
    * or an SSE stream (src/rawresult.ts).
    */
   private readonly watch: FetchLike = async (url, init) => {
+    let m: Record<string, unknown> | undefined;
+    try {
+      if (init?.method === "POST" && typeof init.body === "string") m = JSON.parse(init.body) as Record<string, unknown>;
+    } catch {
+      // not a message of ours
+    }
+    const method = typeof m?.method === "string" ? m.method : "";
+    const id = typeof m?.id === "number" || typeof m?.id === "string" ? (m.id as RequestId) : undefined;
+    const modern = typeof (m?.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[PROTOCOL_VERSION_META_KEY] === "string";
+    if (init && modern && method !== "" && id === undefined) {
+      // E3.1: Mcp-Method on a notification too, as the go-sdk sends it (the SDK sets it on requests only).
+      const h = new Headers(init.headers);
+      h.set("mcp-method", method);
+      init = { ...init, headers: h };
+    }
     // P6: the configured headers replace the transport's own of the same
     // name on every request (it sets Accept and Content-Type of a POST last).
     if (init && Object.keys(this.headers).length > 0) {
@@ -179,25 +242,20 @@ export class WatchedHttpTransport implements Transport {
     }
     const res = await httpFetch(url, init);
     if (init?.method !== "POST" || !res.body || typeof init.body !== "string") return res;
-    let id: RequestId | undefined;
-    let method = "";
-    try {
-      const m = JSON.parse(init.body) as Record<string, unknown>;
-      if (m && typeof m.method === "string" && (typeof m.id === "number" || typeof m.id === "string")) {
-        id = m.id;
-        method = m.method;
-      }
-    } catch {
-      // not a message of ours
+    if (id === undefined || method === "") return res;
+    if (modern && !res.ok && res.status !== 404) {
+      // E2.3, E3.2: read by its status alone (the SDK would read a JSON-RPC error in the body).
+      await res.body.cancel().catch(() => {});
+      return new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
-    if (id === undefined) return res;
     const key = idKey(id);
-    const isCall = (k: string) => method === "tools/call" && k === key;
+    const marks = method === "tools/call" || (this.modern && method === "tools/list");
+    const methodOf = (k: string) => (marks && k === key ? method : undefined);
     const type = (res.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     const init2 = { status: res.status, statusText: res.statusText, headers: res.headers };
-    if (type === "application/json" && method === "tools/call") {
+    if (type === "application/json" && marks) {
       const text = await res.text();
-      return new Response(markResponses(text, isCall) ?? text, init2);
+      return new Response(markResponses(text, methodOf) ?? text, init2);
     }
     if (type !== "text/event-stream") return res;
     const reader = res.body.getReader();
@@ -214,7 +272,7 @@ export class WatchedHttpTransport implements Transport {
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    const events = method === "tools/call" ? body.pipeThrough(markEvents((data) => markResponses(data, isCall))) : body;
+    const events = marks ? body.pipeThrough(markEvents((data) => markResponses(data, methodOf))) : body;
     return new Response(events, init2);
   };
 }

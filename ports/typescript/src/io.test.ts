@@ -11,7 +11,7 @@ import { test } from "node:test";
 
 import { httpFetch } from "./fetch.js";
 import { JNumber, JObject } from "./ordered.js";
-import { RAW_RESULT, markEvents, markResponses, rawResultOf } from "./rawresult.js";
+import { RAW_RESULT, listResultOf, markEvents, markResponses, rawResultOf } from "./rawresult.js";
 import { Store } from "./store.js";
 
 async function serve(handler: Parameters<typeof createServer>[1]) {
@@ -107,22 +107,32 @@ test("store: atomic writes, raw seed, null when empty", () => {
 });
 
 test("P11.6: an answer to a tools/call carries its result as written", () => {
-  const isCall = (key: string) => key === "7" || key === '"c"';
+  const isCall = (key: string) => (key === "7" || key === '"c"' ? "tools/call" : undefined);
   const raw = '{"content":[{"type":"resource_link","size":1e3,"size":1}],"_meta":"x"}';
   const marked = markResponses(`{"jsonrpc":"2.0", "id":7, "result":${raw}}`, isCall)!;
-  assert.equal(marked, `{"jsonrpc":"2.0","id":7,"result":{"${RAW_RESULT}":${JSON.stringify(raw)}}}`);
+  assert.equal(marked, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[],"${RAW_RESULT}":${JSON.stringify(raw)}}}`);
   // read back in order, duplicates and numbers as written
   const v = rawResultOf(JSON.parse(marked).result) as JObject;
   const block = ((v.entries[0][1] as unknown[])[0] as JObject).entries;
   assert.deepEqual(block.slice(1), [["size", new JNumber("1e3")], ["size", new JNumber("1")]]);
-  assert.equal(markResponses('{"jsonrpc":"2.0","id":"c","result":null}', isCall), `{"jsonrpc":"2.0","id":"c","result":{"${RAW_RESULT}":"null"}}`);
-  assert.equal(markResponses('[{"jsonrpc":"2.0","id":7,"result":5},{"jsonrpc":"2.0","id":8,"result":{}}]', isCall), `[{"jsonrpc":"2.0","id":7,"result":{"${RAW_RESULT}":"5"}},{"jsonrpc":"2.0","id":8,"result":{}}]`);
+  assert.equal(markResponses('{"jsonrpc":"2.0","id":"c","result":null}', isCall), `{"jsonrpc":"2.0","id":"c","result":{"resultType":"complete","content":[],"${RAW_RESULT}":"null"}}`);
+  assert.equal(markResponses('[{"jsonrpc":"2.0","id":7,"result":5},{"jsonrpc":"2.0","id":8,"result":{}}]', isCall), `[{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[],"${RAW_RESULT}":"5"}},{"jsonrpc":"2.0","id":8,"result":{}}]`);
   // not an answer to a call: left to the SDK as it came
   for (const text of ['{"jsonrpc":"2.0","id":8,"result":{}}', '{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}', '{"jsonrpc":"2.0","id":7,"method":"x"}', "{", "5"]) {
     assert.equal(markResponses(text, isCall), undefined, text);
   }
   // a result that came without its text is taken as the SDK parsed it
   assert.deepEqual(rawResultOf({ isError: true }), new JObject([["isError", true]]));
+});
+
+test("P8: an answer to a tools/list carries its result as written, read as JSON", () => {
+  const isList = (key: string) => (key === "3" ? "tools/list" : undefined);
+  const raw = '{"tools":[{"name":"a"}],"tools":[{"name":"b"}]}';
+  const marked = markResponses(`{"jsonrpc":"2.0","id":3,"result":${raw}}`, isList)!;
+  assert.equal(marked, `{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","tools":[],"${RAW_RESULT}":${JSON.stringify(raw)}}}`);
+  assert.deepEqual(listResultOf(JSON.parse(marked).result), { tools: [{ name: "b" }] });
+  assert.deepEqual(listResultOf(JSON.parse(markResponses('{"jsonrpc":"2.0","id":3,"result":null}', isList)!).result), {});
+  assert.deepEqual(listResultOf({ tools: [] }), { tools: [] });
 });
 
 test("P11.6: an SSE answer to a tools/call, in any chunks", async () => {
@@ -139,15 +149,15 @@ test("P11.6: an SSE answer to a tools/call, in any chunks", async () => {
       controller.close();
     },
   });
-  const text = await new Response(source.pipeThrough(markEvents((data) => markResponses(data, (key) => key === "1")))).text();
+  const text = await new Response(source.pipeThrough(markEvents((data) => markResponses(data, (key) => (key === "1" ? "tools/call" : undefined))))).text();
   assert.equal(
     text,
     [
-      `id: e1\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"${RAW_RESULT}":"null"}}\n\n`,
+      `id: e1\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"${RAW_RESULT}":"null"}}\n\n`,
       ": ping\n\n",
       'data: {"jsonrpc":"2.0",\ndata:"id":2,"result":{}}\n\n',
       "retry: 5\n\n",
-      `data: {"jsonrpc":"2.0","id":1,"result":{"${RAW_RESULT}":"{\\"a\\":1}"}}\n\n`,
+      `data: {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],"${RAW_RESULT}":"{\\"a\\":1}"}}\n\n`,
       "data: cut",
     ].join(""),
   );

@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { IncomingMessage, ServerResponse, createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 
+import { ERA_VAR, parseEra } from "./era.js";
 import { Store } from "./store.js";
 import { TIME_SCALE_VAR, parseTimeScale } from "./time.js";
 
@@ -93,6 +94,7 @@ async function serveCommand(args: string[]): Promise<void> {
   const host = listen.slice(0, colon).replace(/^\[|\]$/g, "");
   const port = Number(listen.slice(colon + 1));
   const scale = parseTimeScale(process.env[TIME_SCALE_VAR]);
+  const era = parseEra(process.env[ERA_VAR]); // E1.1: read once, before listening
 
   // The address is taken first, before the SDK is loaded (the harness chose
   // a free port: keep it); requests wait until the service is ready.
@@ -121,7 +123,7 @@ async function serveCommand(args: string[]): Promise<void> {
   process.stdout.write((typeof addr === "object" && addr ? `${addr.address}:${addr.port}` : String(addr)) + "\n");
 
   const { Pool, handler, Service, Deadlines, warmUp, trace } = await serviceModules();
-  const pool = new Pool(new Deadlines(scale));
+  const pool = new Pool(new Deadlines(scale), era);
   // The catalog file is read by each catalog request (P17.1: 500 when it cannot be).
   const svc = new Service(new Store(state), pool, f.get("catalog") ?? defaultCatalog(), workspace);
 
@@ -149,7 +151,7 @@ async function serveCommand(args: string[]): Promise<void> {
 
   // Only scaled deadlines are short enough for a cold first handshake to
   // matter; unscaled, the CPU of a warm-up would only slow the machine.
-  if (scale < 1) await warmUp();
+  if (scale < 1) await warmUp(era);
   answer = handler(svc);
   for (const [req, res] of waiting.splice(0)) answer(req, res);
   const cpu = process.cpuUsage();

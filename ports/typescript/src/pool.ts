@@ -6,6 +6,7 @@
 
 import { ServerConfig } from "./config.js";
 import { INVALIDATED, Outcome, Session, closeNow, open } from "./connect.js";
+import { Era } from "./era.js";
 import { exposedName } from "./rules.js";
 import { Deadlines } from "./time.js";
 
@@ -33,7 +34,10 @@ export class Pool {
   private readonly closings = new Set<Promise<void>>();
   private closing = false;
 
-  constructor(readonly deadlines: Deadlines) {}
+  constructor(
+    readonly deadlines: Deadlines,
+    readonly era: Era,
+  ) {}
 
   /**
    * attempt returns the server's attempt once it has ended, starting one
@@ -54,7 +58,7 @@ export class Pool {
     const cancel = new AbortController();
     const a: Attempt = { settled: false, done: Promise.resolve(), cancel };
     this.attempts.set(name, a); // P1.2: published before connecting
-    a.done = open(cfg, cancel.signal, this.deadlines).then((o) => this.settle(name, a, o));
+    a.done = open(cfg, cancel.signal, this.deadlines, this.era).then((o) => this.settle(name, a, o));
     return a;
   }
 

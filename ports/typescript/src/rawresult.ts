@@ -6,14 +6,25 @@
 // what the go-sdk's reading depends on (a member given twice, a number as
 // written: `1e3` is not an int64). So the transports (src/stdio.ts,
 // src/http.ts) hand the SDK each answer to a tools/call of theirs with its
-// result replaced by `{"<RAW_RESULT>": "<the result's text>"}`, which any
-// schema of the SDK lets through, and the call reads that text
-// (src/results.ts). Nothing else of a message is changed.
+// result replaced by `{"resultType":"complete","content":[],"<RAW_RESULT>":
+// "<the result's text>"}`, which the SDK lets through in either era (the
+// 2026-07-28 era's schema wants a resultType and content), and the call
+// reads that text (src/results.ts). In the 2026-07-28 era, where the SDK
+// checks a tools/list result against that era's schema (a tool without
+// inputSchema fails the whole list), an answer to a tools/list is handed
+// over so too, and read as JSON (P8). Nothing else of a message is changed.
 
 import { JNumber, JObject, JValue, parseOrdered, spans } from "./ordered.js";
 
 /** RAW_RESULT is the member that carries a tools/call result's text. */
 export const RAW_RESULT = "mcpparity/raw-result";
+
+// The members a marked result has besides its text, by method: what the
+// SDK's schemas of either era want of it.
+const WRAPPERS: Record<string, string> = {
+  "tools/call": `"resultType":"complete","content":[]`,
+  "tools/list": `"resultType":"complete","ttlMs":0,"cacheScope":"private","tools":[]`,
+};
 
 /** RequestKey is how a request's id is keyed: its JSON text. */
 export function requestKey(id: unknown): string {
@@ -22,19 +33,19 @@ export function requestKey(id: unknown): string {
 
 /**
  * markResponses rewrites a message text (one message, or a batch) whose
- * answers to the calls named by isCall (request keys) carry their result
- * as text; undefined when there is nothing to rewrite (or the text is not
- * JSON: the SDK then reports it as it does).
+ * answers to the requests methodOf names (by request key: tools/call,
+ * tools/list) carry their result as text; undefined when there is nothing
+ * to rewrite (or the text is not JSON: the SDK then reports it as it does).
  */
-export function markResponses(text: string, isCall: (key: string) => boolean): string | undefined {
+export function markResponses(text: string, methodOf: (key: string) => string | undefined): string | undefined {
   const top = spans(text);
   if (top === undefined) return undefined;
-  if ("members" in top) return markResponse(top.members, isCall);
+  if ("members" in top) return markResponse(top.members, methodOf);
   if (!("elements" in top)) return undefined;
   let changed = false;
   const out = top.elements.map((e) => {
     const m = spans(e);
-    const marked = m !== undefined && "members" in m ? markResponse(m.members, isCall) : undefined;
+    const marked = m !== undefined && "members" in m ? markResponse(m.members, methodOf) : undefined;
     if (marked === undefined) return e;
     changed = true;
     return marked;
@@ -42,14 +53,15 @@ export function markResponses(text: string, isCall: (key: string) => boolean): s
   return changed ? `[${out.join(",")}]` : undefined;
 }
 
-function markResponse(members: [string, string][], isCall: (key: string) => boolean): string | undefined {
+function markResponse(members: [string, string][], methodOf: (key: string) => string | undefined): string | undefined {
   const last = (name: string) => members.filter(([k]) => k === name).pop()?.[1];
   const id = last("id");
   const result = last("result");
   if (id === undefined || result === undefined || members.some(([k]) => k === "method" || k === "error")) return undefined;
-  if (!isCall(requestKey(JSON.parse(id)))) return undefined;
+  const wrapper = WRAPPERS[methodOf(requestKey(JSON.parse(id))) ?? ""];
+  if (wrapper === undefined) return undefined;
   const kept = members.filter(([k]) => k !== "result").map(([k, v]) => `${JSON.stringify(k)}:${v}`);
-  kept.push(`"result":{${JSON.stringify(RAW_RESULT)}:${JSON.stringify(result)}}`);
+  kept.push(`"result":{${wrapper},${JSON.stringify(RAW_RESULT)}:${JSON.stringify(result)}}`);
   return `{${kept.join(",")}}`;
 }
 
@@ -65,6 +77,18 @@ export function rawResultOf(result: Record<string, unknown>): JValue {
     if (v !== undefined) return v;
   }
   return toJValue(result);
+}
+
+/**
+ * listResultOf gives back a tools/list result as JSON reads it: the text
+ * the transport put in it (an object, or {} for any other value), or the
+ * result as the SDK parsed it when it came without.
+ */
+export function listResultOf(result: Record<string, unknown>): Record<string, unknown> {
+  const text = result[RAW_RESULT];
+  if (typeof text !== "string") return result;
+  const v: unknown = JSON.parse(text);
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
 function toJValue(v: unknown): JValue {

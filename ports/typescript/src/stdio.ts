@@ -2,20 +2,22 @@
 // started with its command and args (no shell), in its own process group,
 // with the service's environment plus the configured env; messages are
 // JSON lines (read as the SDK's ReadBuffer reads them, written by its
-// serializeMessage). An answer to a tools/call carries its result as the
-// server wrote it (src/rawresult.ts).
+// serializeMessage). An answer to a tools/call (in the 2026-07-28 era, to
+// a tools/list too) carries its result as the server wrote it
+// (src/rawresult.ts).
 //
 // The SDK's StdioClientTransport is not used: it cannot start the server
 // in its own process group (no `detached` option), it signals only the
 // direct child on close, and its close waits are fixed at 2 s (P2's grace
-// is scaled). Everything above the transport is the SDK's Client.
+// is scaled). Everything above the transport is the SDK's Client, but the
+// server's requests in the 2026-07-28 era, answered here (the SDK drops
+// them in that era).
 
 import { ChildProcess, spawn } from "node:child_process";
 
-import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 
+import { serverRequestAnswer } from "./era.js";
 import { lookPath, notFoundText } from "./lookpath.js";
 import { markResponses, requestKey } from "./rawresult.js";
 import { trace } from "./trace.js";
@@ -77,14 +79,17 @@ export class GroupStdioTransport implements Transport {
 
   private child?: ChildProcess;
   private readonly lines = new Lines();
-  private readonly calls = new Set<string>(); // tools/call requests sent, not answered
+  private readonly marked = new Map<string, string>(); // requests whose answer is marked, not answered: their method
   private readonly inflight = new Set<string>(); // requests sent, not answered (P2.4)
   private readonly idle: (() => void)[] = []; // close's wait for them
   private closed = false; // the SDK was told (stdout and the process ended)
   private readonly exit: Promise<void>; // the process ended
   private markExited!: () => void;
-  /** Set once initialize succeeded: close is then graceful (P2.2). */
+  /** Set once the handshake succeeded: close is then graceful (P2.2). */
   graceful = false;
+  /** Set once the server was opened in the 2026-07-28 era (E3.1). */
+  modern = false;
+  private started?: Promise<void>;
 
   constructor(
     private readonly params: StdioParams,
@@ -97,7 +102,12 @@ export class GroupStdioTransport implements Transport {
     return this.child?.pid;
   }
 
+  /** start starts the server once: discover (src/discover.ts) starts it before the client does. */
   start(): Promise<void> {
+    return (this.started ??= this.spawn());
+  }
+
+  private spawn(): Promise<void> {
     // P6: a command not found on PATH gives Go's exec text.
     const file = lookPath(this.params.command);
     if (file === undefined) return Promise.reject(new StartError(notFoundText(this.params.command)));
@@ -150,7 +160,9 @@ export class GroupStdioTransport implements Transport {
             continue;
           }
           if ("id" in msg && !("method" in msg)) this.answered(requestKey(msg.id));
-          this.onmessage?.(msg);
+          const answer = this.modern ? serverRequestAnswer(msg) : undefined;
+          if (answer) this.send(answer).catch((err) => this.onerror?.(err));
+          else this.onmessage?.(msg);
         }
       });
     });
@@ -162,12 +174,16 @@ export class GroupStdioTransport implements Transport {
     this.onclose?.();
   }
 
-  /** mark gives an answer to a tools/call its result's text (src/rawresult.ts). */
+  /** mark gives an answer to a tools/call (or tools/list) its result's text (src/rawresult.ts). */
   private mark(line: string): string {
-    if (this.calls.size === 0) return line;
+    if (this.marked.size === 0) return line;
     const answered: string[] = [];
-    const marked = markResponses(line, (key) => this.calls.has(key) && answered.push(key) > 0);
-    for (const key of answered) this.calls.delete(key);
+    const marked = markResponses(line, (key) => {
+      const method = this.marked.get(key);
+      if (method !== undefined) answered.push(key);
+      return method;
+    });
+    for (const key of answered) this.marked.delete(key);
     return marked ?? line;
   }
 
@@ -178,11 +194,11 @@ export class GroupStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if ("method" in message && message.method === "tools/call" && "id" in message) {
-      this.calls.add(requestKey(message.id));
+    if ("method" in message && "id" in message && (message.method === "tools/call" || (this.modern && message.method === "tools/list"))) {
+      this.marked.set(requestKey(message.id), message.method);
     } else if ("method" in message && message.method === "notifications/cancelled") {
       const key = requestKey((message.params as { requestId?: unknown } | undefined)?.requestId);
-      this.calls.delete(key);
+      this.marked.delete(key);
       this.answered(key);
     }
     if ("method" in message && "id" in message) this.inflight.add(requestKey(message.id));

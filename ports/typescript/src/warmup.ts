@@ -1,5 +1,8 @@
 // A warm-up before the service answers: one whole session (handshake, a
-// call with a server ping, close) against a tiny MCP endpoint on loopback.
+// call with a server ping, close) against a tiny MCP endpoint on loopback,
+// in the run's era: in the 2026-07-28 era two, one opened by
+// server/discover and one that falls back to initialize (/legacy), the
+// SDK's schemas of each era being compiled on first use.
 //
 // Node compiles code on first use, and so does the SDK's schema library:
 // the first handshake of a fresh process costs a few hundred milliseconds
@@ -13,13 +16,14 @@ import type { AddressInfo } from "node:net";
 
 import { attemptCall } from "./calls.js";
 import { emptyServer } from "./config.js";
+import { Era, MODERN_ERA } from "./era.js";
 import { Pool } from "./pool.js";
 import { callOutput } from "./rules.js";
 import { Deadlines } from "./time.js";
 
 const SESSION = "warm-up";
 
-/** A minimal Streamable HTTP MCP endpoint: SSE and JSON answers, a server ping. */
+/** A minimal Streamable HTTP MCP endpoint of either era: SSE and JSON answers, a server ping. */
 function fakeServer() {
   return createServer((req, res) => {
     if (req.method === "DELETE") {
@@ -34,18 +38,24 @@ function fakeServer() {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const m = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: unknown; method?: string };
+      const versions = req.url === "/legacy" ? ["2025-11-25"] : ["2026-07-28"];
       const sse = (...events: unknown[]) => {
         res.writeHead(200, { "Content-Type": "text/event-stream", "Mcp-Session-Id": SESSION });
         for (const e of events) res.write(`event: message\ndata: ${JSON.stringify(e)}\n\n`);
         res.end();
       };
-      const answer = (result: unknown) => ({ jsonrpc: "2.0", id: m.id, result });
+      const answer = (result: object) => ({ jsonrpc: "2.0", id: m.id, result: { resultType: "complete", ...result } });
       switch (m.method) {
+        case "server/discover": {
+          const body = JSON.stringify(answer({ supportedVersions: versions, capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public" }));
+          res.writeHead(200, { "Content-Type": "application/json" }).end(body);
+          return;
+        }
         case "initialize":
           sse(answer({ protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: SESSION, version: "1" } }));
           return;
         case "tools/list": {
-          const body = JSON.stringify(answer({ tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] }));
+          const body = JSON.stringify(answer({ tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }], ttlMs: 0, cacheScope: "public" }));
           res.writeHead(200, { "Content-Type": "application/json" }).end(body);
           return;
         }
@@ -63,8 +73,8 @@ function fakeServer() {
   });
 }
 
-/** warmUp runs one session; it never fails (a cold first handshake is only slower). */
-export async function warmUp(limitMs = 3_000): Promise<void> {
+/** warmUp runs the era's sessions; it never fails (a cold first handshake is only slower). */
+export async function warmUp(era: Era, limitMs = 3_000): Promise<void> {
   const server = fakeServer();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -73,11 +83,15 @@ export async function warmUp(limitMs = 3_000): Promise<void> {
       server.listen(0, "127.0.0.1", resolve);
     });
     const { port } = server.address() as AddressInfo;
-    const pool = new Pool(new Deadlines(1));
+    const pool = new Pool(new Deadlines(1), era);
+    const paths = era === MODERN_ERA ? ["/mcp", "/legacy"] : ["/mcp"];
     const run = (async () => {
-      await pool.attempt(SESSION, { ...emptyServer(), url: `http://127.0.0.1:${port}/mcp` });
-      const t = await attemptCall(pool, { server: SESSION, tool: "t" }, {});
-      if ("result" in t) callOutput(t.result, 0);
+      for (const path of paths) {
+        const name = `${SESSION}${path}`;
+        await pool.attempt(name, { ...emptyServer(), url: `http://127.0.0.1:${port}${path}` });
+        const t = await attemptCall(pool, { server: name, tool: "t" }, {});
+        if ("result" in t) callOutput(t.result, 0);
+      }
       await pool.close();
     })();
     await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)))]);
