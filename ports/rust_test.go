@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcpparity/mcpparity/impl"
 )
 
 // rust is the Rust port's folder; its binary is built by cargo
@@ -72,19 +70,7 @@ func (e *buildError) Error() string { return "cargo build: " + e.err.Error() + "
 func TestRustPortPasses(t *testing.T) {
 	prepareRust(t)
 	bin := harness(t)
-	for _, era := range impl.Eras {
-		ctx, cancel := bounded(t, 10*time.Minute)
-		out, err := command(ctx, bin, "check", "--era", era, "--target-file", filepath.Join(rust, "target.yaml")).CombinedOutput()
-		why := ""
-		if err != nil {
-			why = ended(ctx, err)
-		}
-		cancel()
-		if err != nil {
-			t.Fatalf("check against the Rust port in era %s: %s\n%s", era, why, out)
-		}
-		t.Logf("era %s:\n%s", era, out)
-	}
+	checkEachEra(t, bin, filepath.Join(rust, "target.yaml"))
 }
 
 // TestRustPortMutants: mutate-target --target-file judges every compiled-in mutant
