@@ -20,7 +20,13 @@ type Result struct {
 	Rerun string `json:"rerun,omitempty"`
 	// Observed is the normalized observation, as a golden file holds it.
 	Observed []byte `json:"-"`
+	// Eras, on a scenario skipped for that, are the only eras it runs in.
+	Eras []string `json:"eras,omitempty"`
 }
+
+// NotInEra reports whether r is a scenario skipped because it runs in
+// other eras only.
+func (r Result) NotInEra() bool { return r.Verdict == verdict.Skipped && len(r.Eras) > 0 }
 
 // Failed reports whether any result is a divergence, and whether any is a
 // harness error.

@@ -99,7 +99,7 @@ func checkTimed(ctx context.Context, cfg Config, s *scenario.Scenario, golden sc
 		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped}
 	}
 	if !s.RunsIn(cfg.Era) {
-		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped, Err: "runs in era " + strings.Join(s.Eras, ", ") + " only"}
+		return report.Result{Scenario: s.ID(), Verdict: verdict.Skipped, Err: "runs in era " + strings.Join(s.Eras, ", ") + " only", Eras: s.Eras}
 	}
 	start := time.Now()
 	res := checkOne(ctx, cfg, s, golden, deviations)
