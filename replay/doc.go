@@ -10,7 +10,9 @@
 // absent params, null and {} are equal, and so are a tools/call's absent,
 // null and {} arguments), after removing the ignore paths
 // (Options.IgnorePaths, default params._meta and params.clientInfo: an
-// implementation's own name is not behaviour).
+// implementation's own name is not behaviour). A request of the
+// 2026-07-28 revision keeps its _meta whatever the ignore paths, but for
+// the values of clientInfo's name and version (revisionMeta).
 // Ids are not compared: the answer carries the client's id. An HTTP POST
 // is also matched on its Host and Origin when they do not name the replay
 // (fixtures.OwnHost) and the recording kept them (a DNS-rebinding probe). Identical

@@ -175,7 +175,11 @@ func TestEmbeddedRecordings(t *testing.T) {
 // goes on the same process: a new one would be served as the first).
 func playConversation(t *testing.T, c conversation, opts *mcp.ClientSessionOptions, transport func() mcp.Transport) {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: c.client, Version: "0.0.1"}, nil)
+	name := c.client
+	if name == "" {
+		name = "replay-test" // a client of the revision names itself too
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "0.0.1"}, nil)
 	ctx := testCtx(t)
 	t1 := transport()
 	_, stdio := t1.(*mcp.CommandTransport)

@@ -246,6 +246,17 @@ func (e *engine) fired(f Fault, what string) {
 }
 
 // unmatchedText explains why no recorded interaction matches.
+// unrecordedDiscover reports a server/discover that matches none of the
+// recorded ones (another _meta, say), when the recording holds one: it is
+// then answered as a server without it answers (Method not found), which
+// makes a client fall back; a recording without server/discover answers
+// every one so, unreported.
+func (e *engine) unrecordedDiscover(tree any) {
+	if len(e.methods["server/discover"]) > 0 {
+		e.unmatched("server/discover", e.unmatchedText("server/discover", tree))
+	}
+}
+
 func (e *engine) unmatchedText(method string, tree any) string {
 	cands := e.methods[method]
 	if len(cands) == 0 {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/mcpparity/mcpparity/fixtures"
@@ -117,4 +118,36 @@ func discoverVersions(into map[string]bool, r fixtures.Response) {
 	for _, v := range fixtures.SupportedVersions(r) {
 		into[v] = true
 	}
+}
+
+// notificationHeaders judges the headers of a notification over HTTP
+// and reports what is wrong: one that names the revision
+// (MCP-Protocol-Version) carries Mcp-Method naming it, as a go-sdk server
+// of the revision requires, and the cancellation of a request of the
+// revision names that request's version, as its request did.
+func (r *Replay) notificationHeaders(req *http.Request, in *incoming) bool {
+	hv := req.Header.Get("Mcp-Protocol-Version")
+	want := ""
+	if in.Method == notificationCancelled {
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		_ = json.Unmarshal(in.Params, &p)
+		if v, ok := r.eras.Load(string(compactJSON(p.RequestID))); ok {
+			want = v.(string)
+		}
+	}
+	problem := ""
+	switch {
+	case want != "" && hv != want:
+		problem = fmt.Sprintf("MCP-Protocol-Version %q, want %q (the version of the request it cancels)", hv, want)
+	case !fixtures.Modern(hv):
+		return true
+	case req.Header.Get("Mcp-Method") != in.Method:
+		problem = fmt.Sprintf("Mcp-Method %q, want %q", req.Header.Get("Mcp-Method"), in.Method)
+	default:
+		return true
+	}
+	r.e.unmatched(in.Method, "replay: notification "+in.Method+" of the revision: "+problem)
+	return false
 }

@@ -38,6 +38,10 @@ type Replay struct {
 
 	closeOnce sync.Once
 	final     Report
+
+	// eras holds the version of the revision each request id was last
+	// sent with (compact JSON id → version), for its cancellation.
+	eras sync.Map
 }
 
 // New prepares a replay of an HTTP fixture. Every recorded message is
@@ -334,6 +338,7 @@ func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
 		r.e.unrecordedNotification(in.Method)
 		w.WriteHeader(http.StatusAccepted)
 	case in.Method == "server/discover":
+		r.e.unrecordedDiscover(tree)
 		writeJSON(w, http.StatusOK, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
 	default:
 		msg := r.e.unmatchedText(in.Method, tree)
@@ -367,6 +372,13 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	}
 	version, refused := r.requestEra(w, req, in)
 	if refused {
+		return
+	}
+	if in.isRequest() && version != "" {
+		r.eras.Store(string(compactJSON(in.ID)), version)
+	}
+	if !in.isRequest() && !r.notificationHeaders(req, in) {
+		writeJSON(w, http.StatusBadRequest, rpcError(nil, CodeHeaderMismatch, "replay: a notification of the revision without its headers (see the replay report)"))
 		return
 	}
 	if pa := r.ix.probes.refusing(probekind.NoMetaNoSession); pa != nil && !r.ix.stateful && noEra(req.Header, in) {

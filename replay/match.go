@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpparity/mcpparity/fixtures"
 )
 
 // DefaultIgnorePaths are the volatile fields left out of matching when
@@ -48,10 +50,43 @@ func (m *matcher) tree(params json.RawMessage) (any, error) {
 	if err := json.Unmarshal(p, &v); err != nil {
 		return nil, err
 	}
+	meta := revisionMeta(v)
 	for _, path := range m.ignore {
 		v = remove(v, path)
 	}
+	if meta != nil {
+		v.(map[string]any)["_meta"] = meta
+	}
 	return v, nil
+}
+
+// revisionMeta is the part of a request's _meta that matching compares
+// whatever the ignored paths: in a request of the 2026-07-28 revision (its
+// _meta names a version), the whole _meta, but for the values of
+// clientInfo's name and version (an implementation's own), of which only
+// the presence as strings counts. nil for a request of the handshake era.
+func revisionMeta(v any) map[string]any {
+	params, _ := v.(map[string]any)
+	meta, _ := params["_meta"].(map[string]any)
+	if _, ok := meta[fixtures.MetaProtocolVersion]; !ok {
+		return nil
+	}
+	out := make(map[string]any, len(meta))
+	for k, x := range meta {
+		out[k] = x
+	}
+	if info, ok := meta[fixtures.MetaClientInfo].(map[string]any); ok {
+		shape := map[string]any{}
+		for _, f := range []string{"name", "version"} {
+			if s, ok := info[f].(string); ok && s != "" {
+				shape[f] = "(a string)"
+			} else if x, ok := info[f]; ok {
+				shape[f] = x
+			}
+		}
+		out[fixtures.MetaClientInfo] = shape
+	}
+	return out
 }
 
 // noArguments gives a tools/call's absent or null arguments as {}: SDKs

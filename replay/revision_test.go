@@ -37,3 +37,83 @@ func TestOutsideRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestRevisionMeta: a request of the revision matches on its whole _meta
+// but for clientInfo's values; a request of the handshake era ignores its
+// _meta (a progress token, say).
+func TestRevisionMeta(t *testing.T) {
+	m, err := newMatcher(DefaultIgnorePaths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(meta string) string {
+		k, _, err := m.key("tools/list", []byte(`{"_meta":`+meta+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	const caps = `"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}`
+	const version = `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`
+	ref := key(`{` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},` + version + `}`)
+	for _, c := range []struct {
+		meta string
+		same bool
+	}{
+		{`{` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"b","version":"2.0"},` + version + `}`, true},
+		{`{` + caps + `,` + version + `}`, false},
+		{`{` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"","version":"1"},` + version + `}`, false},
+		{`{"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},` + version + `}`, false},
+		{`{` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},"progressToken":1,` + version + `}`, false},
+	} {
+		if got := key(c.meta) == ref; got != c.same {
+			t.Errorf("_meta %s: same key %v, want %v", c.meta, got, c.same)
+		}
+	}
+	if key(`{"progressToken":1}`) != key(`{}`) {
+		t.Error("a _meta of the handshake era is matched")
+	}
+}
+
+// TestNotificationHeaders: over HTTP, a notification naming the revision
+// needs its Mcp-Method (400 otherwise, as a go-sdk server answers), and
+// the cancellation of a request of the revision names that request's
+// version; both are reported. The same in the handshake era is not.
+func TestNotificationHeaders(t *testing.T) {
+	fx, err := LoadFixture("modern/go-http.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const meta = `"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
+	for _, c := range []struct {
+		name           string
+		version        string // of the cancelled request; "" for none sent
+		headers        map[string]string
+		status         int
+		reported       string
+	}{
+		{"right headers", "2026-07-28", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "notifications/cancelled"}, http.StatusAccepted, ""},
+		{"no headers", "2026-07-28", nil, http.StatusBadRequest, `MCP-Protocol-Version "", want "2026-07-28"`},
+		{"no Mcp-Method", "2026-07-28", map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, http.StatusBadRequest, `Mcp-Method "", want "notifications/cancelled"`},
+		{"handshake era", "", nil, http.StatusAccepted, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := serve(t, fx, Options{})
+			if c.version != "" {
+				resp, _ := h.post(t, map[string]string{"Mcp-Protocol-Version": c.version, "Mcp-Method": "tools/list"},
+					`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{`+meta+`}}`)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("tools/list: %s", resp.Status)
+				}
+			}
+			resp, _ := h.post(t, c.headers, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"x"}}`)
+			if resp.StatusCode != c.status {
+				t.Errorf("status %d, want %d", resp.StatusCode, c.status)
+			}
+			got := h.r.Report().String()
+			if c.reported == "" && strings.Contains(got, "unmatched") || c.reported != "" && !strings.Contains(got, c.reported) {
+				t.Errorf("report, want %q:\n%s", c.reported, got)
+			}
+		})
+	}
+}

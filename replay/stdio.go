@@ -384,6 +384,7 @@ func (s *stdioConn) handle(line []byte) error {
 			e.unrecordedNotification(in.Method)
 			return nil
 		case in.Method == "server/discover":
+			e.unrecordedDiscover(tree)
 			return s.write(nil, rpcError(in.ID, CodeMethodNotFound, "Method not found"))
 		default:
 			return s.unrecorded(in, tree)

@@ -65,7 +65,7 @@ func (p *stdioPipe) end(t *testing.T) *Report {
 
 func TestStdioRaw(t *testing.T) {
 	p := startStdio(t, Options{})
-	p.send(t, `{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	p.send(t, `{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"probe-client","version":"x"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`)
 	if got := p.recv(t); got != `{"jsonrpc":"2.0","id":"d","error":{"code":-32601,"message":"Method not found"}}` {
 		t.Fatalf("discover: %s", got)
 	}
