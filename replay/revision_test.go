@@ -86,11 +86,11 @@ func TestNotificationHeaders(t *testing.T) {
 	}
 	const meta = `"_meta":{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
 	for _, c := range []struct {
-		name           string
-		version        string // of the cancelled request; "" for none sent
-		headers        map[string]string
-		status         int
-		reported       string
+		name     string
+		version  string // of the cancelled request; "" for none sent
+		headers  map[string]string
+		status   int
+		reported string
 	}{
 		{"right headers", "2026-07-28", map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "notifications/cancelled"}, http.StatusAccepted, ""},
 		{"no headers", "2026-07-28", nil, http.StatusBadRequest, `MCP-Protocol-Version "", want "2026-07-28"`},
