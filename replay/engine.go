@@ -245,7 +245,6 @@ func (e *engine) fired(f Fault, what string) {
 	e.led.update(func(r *Report) { r.Faults = append(r.Faults, f.String()+" at "+what) })
 }
 
-// unmatchedText explains why no recorded interaction matches.
 // unrecordedDiscover reports a server/discover that matches none of the
 // recorded ones (another _meta, say), when the recording holds one: it is
 // then answered as a server without it answers (Method not found), which
@@ -257,6 +256,7 @@ func (e *engine) unrecordedDiscover(tree any) {
 	}
 }
 
+// unmatchedText explains why no recorded interaction matches.
 func (e *engine) unmatchedText(method string, tree any) string {
 	cands := e.methods[method]
 	if len(cands) == 0 {

@@ -112,13 +112,6 @@ func noEra(h http.Header, in *incoming) bool {
 		h.Get("Mcp-Session-Id") == "" && h.Get("Mcp-Protocol-Version") == "" && fixtures.MetaVersion(in.Params) == ""
 }
 
-// discoverVersions adds the versions a recorded server/discover result
-// lists (supportedVersions) to into.
-func discoverVersions(into map[string]bool, r fixtures.Response) {
-	for _, v := range fixtures.SupportedVersions(r) {
-		into[v] = true
-	}
-}
 
 // notificationHeaders judges the headers of a notification over HTTP
 // and reports what is wrong: one that names the revision

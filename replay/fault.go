@@ -80,6 +80,8 @@ type Fault struct {
 	Delay  time.Duration
 	// Dir is the shared folder of a barrier.
 	Dir string
+	// Answer is a discover fault's answer (DiscoverAnswers).
+	Answer string
 }
 
 // ParseFault parses the flag syntax:
@@ -91,6 +93,7 @@ type Fault struct {
 //	delay:DURATION               every request (DURATION as in time.ParseDuration)
 //	delay:DURATION:SELECTOR      only the selected request(s); METHOD alone = all of METHOD
 //	METHOD handshake             initialize or server/discover, ranked together
+//	discover:ANSWER[#N]          the N-th server/discover answered otherwise (FaultDiscover)
 func ParseFault(s string) (Fault, error) {
 	kind, rest, _ := strings.Cut(s, ":")
 	f := Fault{Kind: FaultKind(kind)}
@@ -116,6 +119,8 @@ func ParseFault(s string) (Fault, error) {
 		}
 	case FaultBarrier:
 		return parseBarrier(s, rest)
+	case FaultDiscover:
+		return parseDiscover(s, rest)
 	case FaultHold:
 		sel, dir, ok := strings.Cut(rest, ":")
 		if !ok || sel == "" || dir == "" {
@@ -132,7 +137,7 @@ func ParseFault(s string) (Fault, error) {
 		}
 		f.Delay = d
 	default:
-		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier, linger or slow-exit)", s, kind)
+		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier, linger, slow-exit or discover)", s, kind)
 	}
 	return f, nil
 }
@@ -179,6 +184,11 @@ func (f Fault) String() string {
 		return "hold:" + sel + ":" + f.Dir
 	case FaultLinger, FaultSlowExit:
 		return string(f.Kind) + ":" + f.Delay.String()
+	case FaultDiscover:
+		if f.N > 1 {
+			return "discover:" + f.Answer + "#" + strconv.Itoa(f.N)
+		}
+		return "discover:" + f.Answer
 	}
 	if f.Kind == FaultDelay {
 		if sel == "" {
@@ -191,7 +201,7 @@ func (f Fault) String() string {
 
 func (f Fault) validate() error {
 	switch f.Kind {
-	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultSlowExit, FaultHold:
+	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultSlowExit, FaultHold, FaultDiscover:
 	default:
 		return fmt.Errorf("fault %q: unknown kind", f.Kind)
 	}

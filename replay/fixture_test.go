@@ -63,6 +63,8 @@ func TestParseFault(t *testing.T) {
 		{"delay:200ms", Fault{Kind: FaultDelay, Delay: 200e6}, "delay:200ms"},
 		{"delay:1s:tools/call", Fault{Kind: FaultDelay, Delay: 1e9, Method: "tools/call"}, "delay:1s:tools/call"},
 		{"delay:1s:tools/call#2", Fault{Kind: FaultDelay, Delay: 1e9, Method: "tools/call", N: 2}, "delay:1s:tools/call#2"},
+		{"discover:older", Fault{Kind: FaultDiscover, Method: "server/discover", N: 1, Answer: DiscoverOlder}, "discover:older"},
+		{"discover:unsupported#2", Fault{Kind: FaultDiscover, Method: "server/discover", N: 2, Answer: DiscoverUnsupported}, "discover:unsupported#2"},
 	}
 	for _, c := range cases {
 		got, err := ParseFault(c.in)
@@ -70,7 +72,7 @@ func TestParseFault(t *testing.T) {
 			t.Errorf("ParseFault(%q) = %+v %q %v, want %+v %q", c.in, got, got.String(), err, c.want, c.str)
 		}
 	}
-	for _, bad := range []string{"", "explode:1", "die", "die:0", "die:x#y", "delay:soon", "delay:-1s", "session-expired:#2"} {
+	for _, bad := range []string{"", "explode:1", "die", "die:0", "die:x#y", "delay:soon", "delay:-1s", "session-expired:#2", "discover:", "discover:newer", "discover:older#0"} {
 		if _, err := ParseFault(bad); err == nil {
 			t.Errorf("ParseFault(%q) accepted", bad)
 		}

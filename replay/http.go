@@ -403,7 +403,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		if f.Kind != "" {
 			if hold() {
 				r.e.fired(f, label(in.Method, tree))
-				r.inject(w, f, sess, key)
+				r.inject(w, f, sess, key, in.ID)
 			}
 			return
 		}
@@ -580,8 +580,12 @@ func (r *Replay) serveAnswer(w http.ResponseWriter, sess *session, in *incoming)
 }
 
 // inject plays a one-shot fault instead of the recorded answer.
-func (r *Replay) inject(w http.ResponseWriter, f Fault, sess *session, key string) {
+func (r *Replay) inject(w http.ResponseWriter, f Fault, sess *session, key string, id json.RawMessage) {
 	switch f.Kind {
+	case FaultDiscover:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(r.ix.answer(f.Answer, id))
 	case FaultSessionExpired:
 		if sess != nil {
 			r.dropSession(sess)

@@ -36,10 +36,8 @@ type httpIndex struct {
 	paths    map[string]bool // recorded paths, without their query
 	stateful bool            // initialize answers carried a session id
 	probes   *probeSet
-	// versions are the versions of the 2026-07-28 revision the server
-	// lists in its recorded server/discover results.
-	versions map[string]bool
-	lacks    *lacks
+	discovery
+	lacks *lacks
 }
 
 const (
@@ -49,7 +47,7 @@ const (
 
 // buildHTTP turns the exchanges into interactions and scripts.
 func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
-	ix := &httpIndex{paths: map[string]bool{}, versions: map[string]bool{}}
+	ix := &httpIndex{paths: map[string]bool{}, discovery: newDiscovery()}
 	where := func(i int) string { return fmt.Sprintf("%s: exchanges[%d] (seq %d)", e.name, i, fx.HTTP[i].Seq) }
 
 	var recorded []json.RawMessage
@@ -138,7 +136,7 @@ func buildHTTP(e *engine, fx *fixtures.Fixture) (*httpIndex, error) {
 				ix.stateful = true
 			}
 			if m.method == "server/discover" {
-				discoverVersions(ix.versions, ex.Response)
+				ix.add(ex.Response)
 			}
 			it.session = ex.Request.Headers["Mcp-Session-Id"]
 			if it.session == "" {

@@ -23,10 +23,8 @@ type stdioIndex struct {
 	startup *interaction // what the server sent before any client message
 	// procs is the number of server processes recorded (one per client).
 	procs int
-	// versions are the versions of the 2026-07-28 revision the server
-	// lists in its recorded server/discover results.
-	versions map[string]bool
-	probes   map[string]*stdioProbe
+	discovery
+	probes map[string]*stdioProbe
 	lacks    *lacks
 }
 
@@ -54,7 +52,7 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 		msgs[i] = m
 	}
 	ix := &stdioIndex{startup: &interaction{seq: 0, pos: -1, label: "server messages before any client message", proc: 1},
-		procs: 1, versions: map[string]bool{}}
+		procs: 1, discovery: newDiscovery()}
 	var recorded []json.RawMessage
 	for _, l := range fx.Stdio {
 		recorded = append(recorded, l.Message)
@@ -117,7 +115,7 @@ func buildStdio(e *engine, fx *fixtures.Fixture) (*stdioIndex, error) {
 				delete(calls, string(m.id))
 				it.script.add(step{kind: stepRespond, m: m, at: lastSend, seq: i + 1})
 				if it.method == "server/discover" {
-					discoverVersions(ix.versions, fixtures.Response{Body: l.Message})
+					ix.add(fixtures.Response{Body: l.Message})
 				}
 				continue
 			}
@@ -361,7 +359,8 @@ func (s *stdioConn) handle(line []byte) error {
 		}
 		return nil
 	}
-	if s.proc == 0 {
+	first := s.proc == 0
+	if first {
 		if refused, err := s.refuseFirst(in); refused || err != nil {
 			return err
 		}
@@ -370,6 +369,13 @@ func (s *stdioConn) handle(line []byte) error {
 	var delay func() bool
 	if in.isRequest() {
 		f, h := e.faults.onRequest(in.Method)
+		if f.Kind == FaultDiscover {
+			e.fired(f, label(in.Method, tree))
+			if first {
+				s.proc = 0 // the client's next message chooses its process
+			}
+			return s.write(nil, s.ix.answer(f.Answer, in.ID))
+		}
 		if f.Kind == FaultDie || f.Kind == FaultCutStream {
 			e.fired(f, label(in.Method, tree))
 			return ErrDied

@@ -43,9 +43,13 @@ function exchange(transport: Transport, request: JSONRPCMessage & { id: string }
   });
 }
 
-/** supports reports whether a list of versions (a result's, an error's data) holds the modern one. */
+/**
+ * supports reports whether a list of versions (a result's, an error's data)
+ * holds the modern one; a list with anything but strings is unreadable, as
+ * the go-sdk's decoding of it fails (the client then falls back).
+ */
 function supports(versions: unknown): boolean {
-  return Array.isArray(versions) && versions.includes(MODERN_ERA);
+  return Array.isArray(versions) && versions.every((v) => typeof v === "string") && versions.includes(MODERN_ERA);
 }
 
 /**
