@@ -112,7 +112,6 @@ func noEra(h http.Header, in *incoming) bool {
 		h.Get("Mcp-Session-Id") == "" && h.Get("Mcp-Protocol-Version") == "" && fixtures.MetaVersion(in.Params) == ""
 }
 
-
 // notificationHeaders judges the headers of a notification over HTTP
 // and reports what is wrong: one that names the revision
 // (MCP-Protocol-Version) carries Mcp-Method naming it, as a go-sdk server

@@ -25,7 +25,7 @@ type stdioIndex struct {
 	procs int
 	discovery
 	probes map[string]*stdioProbe
-	lacks    *lacks
+	lacks  *lacks
 }
 
 // procKey is the part of a match key that names the recorded server
