@@ -66,5 +66,5 @@ func (p *Pool) callOnce(ctx context.Context, ref toolRef, args map[string]any) (
 	if err == nil && res == nil {
 		err = errors.New("réponse vide")
 	}
-	return res, err
+	return res, p.notFound(err)
 }

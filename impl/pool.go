@@ -171,14 +171,14 @@ func (p *Pool) open(ctx context.Context, cfg MCPServerConfig) (*mcp.ClientSessio
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = errors.New(TimeoutMessage(cfg.Command)) // P4
 		}
-		return nil, nil, err
+		return nil, nil, p.notFound(err)
 	}
 	if gt, ok := t.(*groupTransport); ok {
 		gt.established()
 	}
 	res, err := cs.ListTools(ctx, nil) // P5: first page only
 	if err != nil {
-		return cs, nil, err // P16: the raw text, a deadline's included
+		return cs, nil, p.notFound(err) // P16: the raw text, a deadline's included
 	}
 	return cs, res.Tools, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -166,3 +167,26 @@ func killGroup(pid int) {
 }
 
 var _ io.Closer = (*groupConn)(nil)
+
+// notFound words a 404 answered without a session id as the Go pool's
+// go-sdk v1.6.1 does in the handshake era (P10.7): `sending "<method>":
+// failed to connect (session ID: ): session not found`, where v1.8.0 says
+// `Not Found` (it names a missing session only when it holds an id, and
+// then both say the same). In the 2026-07-28 era v1.8.0's text stands.
+func (p *Pool) notFound(err error) error {
+	const v180 = ": Not Found"
+	if err == nil || p.era() != EraHandshake || !strings.HasSuffix(err.Error(), v180) || !strings.Contains(err.Error(), `sending "`) {
+		return err
+	}
+	msg := strings.TrimSuffix(err.Error(), v180) + ": failed to connect (session ID: ): " + mcp.ErrSessionMissing.Error()
+	return reworded{msg: msg, err: err}
+}
+
+// reworded is an error with another text, wrapping the original.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r reworded) Error() string { return r.msg }
+func (r reworded) Unwrap() error { return r.err }

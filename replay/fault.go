@@ -18,6 +18,10 @@ const (
 	// found" and forgets its session (its GET stream ends): what a client
 	// sees when the server restarted. HTTP only.
 	FaultSessionExpired FaultKind = "session-expired"
+	// FaultStatus answers the selected request with an HTTP status and
+	// its text as a plain body (status:CODE:SELECTOR, CODE from 400 to
+	// 599), as a proxy or a failing server does. HTTP only.
+	FaultStatus FaultKind = "status"
 	// FaultCutStream ends the selected request's answer without the result:
 	// an SSE answer is cut after its headers, a JSON answer before them
 	// (the connection is aborted). Over stdio it behaves like FaultDie.
@@ -82,6 +86,8 @@ type Fault struct {
 	Dir string
 	// Answer is a discover fault's answer (DiscoverAnswers).
 	Answer string
+	// Status is a status fault's HTTP status.
+	Status int
 }
 
 // ParseFault parses the flag syntax:
@@ -94,6 +100,7 @@ type Fault struct {
 //	delay:DURATION:SELECTOR      only the selected request(s); METHOD alone = all of METHOD
 //	METHOD handshake             initialize or server/discover, ranked together
 //	discover:ANSWER[#N]          the N-th server/discover answered otherwise (FaultDiscover)
+//	status:CODE:SELECTOR         an HTTP status (FaultStatus)
 func ParseFault(s string) (Fault, error) {
 	kind, rest, _ := strings.Cut(s, ":")
 	f := Fault{Kind: FaultKind(kind)}
@@ -121,6 +128,16 @@ func ParseFault(s string) (Fault, error) {
 		return parseBarrier(s, rest)
 	case FaultDiscover:
 		return parseDiscover(s, rest)
+	case FaultStatus:
+		code, sel, _ := strings.Cut(rest, ":")
+		n, err := strconv.Atoi(code)
+		if err != nil || n < 400 || n > 599 || sel == "" {
+			return Fault{}, fmt.Errorf("fault %q: want status:CODE:SELECTOR, CODE from 400 to 599", s)
+		}
+		f.Status = n
+		if err := f.parseSelector(sel, true); err != nil {
+			return Fault{}, fmt.Errorf("fault %q: %v", s, err)
+		}
 	case FaultHold:
 		sel, dir, ok := strings.Cut(rest, ":")
 		if !ok || sel == "" || dir == "" {
@@ -137,7 +154,7 @@ func ParseFault(s string) (Fault, error) {
 		}
 		f.Delay = d
 	default:
-		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier, linger, slow-exit or discover)", s, kind)
+		return Fault{}, fmt.Errorf("fault %q: unknown kind %q (want session-expired, cut-stream, die, delay, hold, barrier, linger, slow-exit, discover or status)", s, kind)
 	}
 	return f, nil
 }
@@ -184,6 +201,8 @@ func (f Fault) String() string {
 		return "hold:" + sel + ":" + f.Dir
 	case FaultLinger, FaultSlowExit:
 		return string(f.Kind) + ":" + f.Delay.String()
+	case FaultStatus:
+		return "status:" + strconv.Itoa(f.Status) + ":" + sel
 	case FaultDiscover:
 		if f.N > 1 {
 			return "discover:" + f.Answer + "#" + strconv.Itoa(f.N)
@@ -201,7 +220,7 @@ func (f Fault) String() string {
 
 func (f Fault) validate() error {
 	switch f.Kind {
-	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultSlowExit, FaultHold, FaultDiscover:
+	case FaultSessionExpired, FaultCutStream, FaultDie, FaultDelay, FaultBarrier, FaultLinger, FaultSlowExit, FaultHold, FaultDiscover, FaultStatus:
 	default:
 		return fmt.Errorf("fault %q: unknown kind", f.Kind)
 	}

@@ -63,6 +63,7 @@ func TestParseFault(t *testing.T) {
 		{"delay:200ms", Fault{Kind: FaultDelay, Delay: 200e6}, "delay:200ms"},
 		{"delay:1s:tools/call", Fault{Kind: FaultDelay, Delay: 1e9, Method: "tools/call"}, "delay:1s:tools/call"},
 		{"delay:1s:tools/call#2", Fault{Kind: FaultDelay, Delay: 1e9, Method: "tools/call", N: 2}, "delay:1s:tools/call#2"},
+		{"status:503:tools/call#2", Fault{Kind: FaultStatus, Method: "tools/call", N: 2, Status: 503}, "status:503:2"},
 		{"discover:older", Fault{Kind: FaultDiscover, Method: "server/discover", N: 1, Answer: DiscoverOlder}, "discover:older"},
 		{"discover:unsupported#2", Fault{Kind: FaultDiscover, Method: "server/discover", N: 2, Answer: DiscoverUnsupported}, "discover:unsupported#2"},
 	}
@@ -72,7 +73,7 @@ func TestParseFault(t *testing.T) {
 			t.Errorf("ParseFault(%q) = %+v %q %v, want %+v %q", c.in, got, got.String(), err, c.want, c.str)
 		}
 	}
-	for _, bad := range []string{"", "explode:1", "die", "die:0", "die:x#y", "delay:soon", "delay:-1s", "session-expired:#2", "discover:", "discover:newer", "discover:older#0"} {
+	for _, bad := range []string{"", "explode:1", "die", "die:0", "die:x#y", "delay:soon", "delay:-1s", "session-expired:#2", "discover:", "discover:newer", "discover:older#0", "status:200:1", "status:503", "status:x:1"} {
 		if _, err := ParseFault(bad); err == nil {
 			t.Errorf("ParseFault(%q) accepted", bad)
 		}

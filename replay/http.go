@@ -582,6 +582,8 @@ func (r *Replay) serveAnswer(w http.ResponseWriter, sess *session, in *incoming)
 // inject plays a one-shot fault instead of the recorded answer.
 func (r *Replay) inject(w http.ResponseWriter, f Fault, sess *session, key string, id json.RawMessage) {
 	switch f.Kind {
+	case FaultStatus:
+		http.Error(w, http.StatusText(f.Status), f.Status)
 	case FaultDiscover:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)

@@ -156,6 +156,9 @@ func ServeStdio(ctx context.Context, fx *fixtures.Fixture, in io.Reader, out io.
 		if f.Kind == FaultSessionExpired {
 			return nil, fmt.Errorf("fault %s: stdio has no sessions", f)
 		}
+		if f.Kind == FaultStatus {
+			return nil, fmt.Errorf("fault %s: stdio has no HTTP status", f)
+		}
 	}
 	if len(opts.RequireHeaders) > 0 {
 		return nil, errors.New("replay: RequireHeaders applies to HTTP only")

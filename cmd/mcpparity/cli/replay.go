@@ -32,7 +32,7 @@ func runReplay(ctx context.Context, c *call) int {
 	var faults, later, headers, ignores listFlag
 	fs.Var(&later, "later-fault", "with --faults-once: a `fault` of every process but the first, repeatable")
 	fs.Var((*listFlag)(&cfg.RequireEnv), "require-env", "stdio: an environment variable the server must get, repeatable: `NAME=VALUE`")
-	fs.Var(&faults, "fault", "`fault` to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]], hold:SELECTOR:DIR, discover:ANSWER[#N] (ANSWER: no-versions, older, reordered, malformed, unsupported, unsupported-old); stdio: linger:DURATION (alive past its input, deaf to SIGTERM), slow-exit:DURATION (exits and reports DURATION after its input ended)")
+	fs.Var(&faults, "fault", "`fault` to inject, repeatable: session-expired:N, cut-stream:METHOD[#N], die:N, delay:200ms[:METHOD[#N]], hold:SELECTOR:DIR, discover:ANSWER[#N] (ANSWER: no-versions, older, reordered, malformed, unsupported, unsupported-old), status:CODE:SELECTOR (HTTP); stdio: linger:DURATION (alive past its input, deaf to SIGTERM), slow-exit:DURATION (exits and reports DURATION after its input ended)")
 	fs.Var(&headers, "require-header", "`header` every request must carry, repeatable: 'Name: value'")
 	fs.Var(&ignores, "ignore", "params `path` left out of matching, repeatable (replaces the defaults "+strings.Join(replay.DefaultIgnorePaths, ", ")+")")
 	if code, done := c.parse(); done {

@@ -35,7 +35,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/client";
 
-import { serverRequestAnswer } from "./era.js";
+import { ERA_VAR, MODERN_ERA, parseEra, serverRequestAnswer } from "./era.js";
 import { httpFetch } from "./fetch.js";
 import { markEvents, markResponses } from "./rawresult.js";
 
@@ -53,23 +53,35 @@ const DELETE_BOUND_MS = 2000;
 const CONNECTION_CLOSED = -32000;
 
 // P10.7: the statuses that do not end the connection (the go-sdk's transient ones).
-const TRANSIENT = new Set([429, 502, 503, 504]);
+const TRANSIENT = new Set([429, 500, 502, 503, 504]);
+
+/** modernRun reports whether the run's era is the 2026-07-28 one (main has checked the value). */
+function modernRun(): boolean {
+  return parseEra(process.env[ERA_VAR]) === MODERN_ERA;
+}
 
 function idKey(id: unknown): string {
   return JSON.stringify(id);
 }
 
 /**
- * statusError is P5.4: a request answered outside 2xx fails with its
- * status alone, as the reference's go-sdk words it (`sending "<method>":
- * <status text>`); the JSON-RPC error in the body is not read. A 404 keeps
- * the SDK's text (the session is gone: P10 reconnects).
+ * statusError is P5.4 and P10.7: a request answered outside 2xx fails with
+ * its status alone, as the reference's go-sdk words it (`sending
+ * "<method>": <status text>`, a transient status "rejected by transport:
+ * …"); the JSON-RPC error in the body is not read. A 404 names the missing
+ * session (its id, empty without one; in the 2026-07-28 era only when
+ * there is one).
  */
-function statusError(message: JSONRPCMessage, err: unknown): unknown {
+function statusError(message: JSONRPCMessage, err: unknown, sessionId: string | undefined): unknown {
   if (!(err instanceof SdkHttpError) || !("method" in message)) return err;
   const code = err.status ?? 0;
-  if (code < 300 || code === 404) return err;
-  return new Error(`sending "${message.method}": ${http.STATUS_CODES[code] ?? String(code)}`);
+  if (code < 300) return err;
+  const sending = `sending "${message.method}"`;
+  if (code === 404 && (sessionId !== undefined || !modernRun())) {
+    return new Error(`${sending}: failed to connect (session ID: ${sessionId ?? ""}): session not found`);
+  }
+  const text = http.STATUS_CODES[code] ?? String(code);
+  return new Error(TRANSIENT.has(code) ? `rejected by transport: ${sending}: ${text}` : `${sending}: ${text}`);
 }
 
 /** endsConnection is P10.7: an answer outside 2xx but a transient one; server/discover's falls back instead (E2.3). */
@@ -153,7 +165,7 @@ export class WatchedHttpTransport implements Transport {
       await sent;
     } catch (err) {
       if (key !== undefined) this.settle(key);
-      const failed = statusError(message, err);
+      const failed = statusError(message, err, this.inner.sessionId);
       if (endsConnection(message, err)) this.failure ??= failed;
       throw failed;
     }

@@ -193,7 +193,8 @@ impl HttpConn {
                 *self.session.lock().unwrap() = Some(sid.to_string());
             }
         }
-        let resp = refuse_failure(resp, Some(method), self.is_modern()).await.map_err(|e| self.end_on(status, e))?;
+        let session = self.session.lock().unwrap().clone();
+        let resp = refuse_failure(resp, Some(method), self.is_modern(), session).await.map_err(|e| self.end_on(status, e))?;
         if method == "initialize" && self.session.lock().unwrap().is_none() && mutant::on("RS-P5.5-session-required") {
             return Err(McpError::Transport("no Mcp-Session-Id".into()));
         }
@@ -215,10 +216,9 @@ impl HttpConn {
     }
 
     /// P10.7: a failure answered with a status outside 2xx ends the
-    /// connection, but for the transient ones (429, 502, 503, 504).
+    /// connection, but for the transient ones.
     fn end_on(&self, status: StatusCode, e: McpError) -> McpError {
-        let transient = matches!(status.as_u16(), 429 | 502 | 503 | 504);
-        if !transient && !mutant::on("RS-P10.7-status-keeps-connection") {
+        if !transient(status) && !mutant::on("RS-P10.7-status-keeps-connection") {
             *self.ended.lock().unwrap() = Some(e.to_string());
         }
         e
@@ -243,7 +243,7 @@ impl HttpConn {
         if mutant::on("RS-P5.1-notification-needs-200") && resp.status() != StatusCode::OK {
             return Err(McpError::Transport(format!("HTTP {}", resp.status())));
         }
-        let resp = refuse_failure(resp, None, self.is_modern()).await?;
+        let resp = refuse_failure(resp, None, self.is_modern(), None).await?;
         let _ = read_body(resp.into_body()).await;
         Ok(())
     }
@@ -343,7 +343,7 @@ async fn read_body(body: Body) -> Result<Bytes, McpError> {
 /// 404 (the session is gone, P10) and a notification's keep their status
 /// and text, but for a connection without session (`modern`), whose 404
 /// is read by its status too.
-async fn refuse_failure(resp: Response<Body>, method: Option<&str>, modern: bool) -> Result<Response<Body>, McpError> {
+async fn refuse_failure(resp: Response<Body>, method: Option<&str>, modern: bool, session: Option<String>) -> Result<Response<Body>, McpError> {
     let status = resp.status();
     if status.as_u16() < 400 {
         return Ok(resp);
@@ -355,11 +355,30 @@ async fn refuse_failure(resp: Response<Body>, method: Option<&str>, modern: bool
         }
     }
     match method {
-        Some(m) if (status != StatusCode::NOT_FOUND || modern) && !mutant::on("RS-P5.4-refusal-body") => {
-            Err(McpError::Transport(format!("sending \"{}\": {}", m, status.canonical_reason().unwrap_or(status.as_str()))))
-        }
+        Some(m) if !mutant::on("RS-P5.4-refusal-body") => Err(McpError::Transport(status_text(m, status, session.as_deref()))),
         _ => Err(McpError::Transport(format!("HTTP {}: {}", status, String::from_utf8_lossy(&bytes).trim()))),
     }
+}
+
+/// P10.7: 429, 500, 502, 503 and 504 keep their connection.
+fn transient(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504)
+}
+
+/// P10.7: the text of a request's answer outside 2xx, by its status
+/// alone, as the go-sdk words it: a 404 names the missing session (its id,
+/// empty without one; in the 2026-07-28 era only when there is one), a
+/// transient status is "rejected by transport".
+fn status_text(method: &str, status: StatusCode, session: Option<&str>) -> String {
+    let sending = format!("sending \"{}\"", method);
+    let reason = status.canonical_reason().unwrap_or(status.as_str());
+    if status == StatusCode::NOT_FOUND && (session.is_some() || !era::modern()) {
+        return format!("{}: failed to connect (session ID: {}): session not found", sending, session.unwrap_or(""));
+    }
+    if transient(status) {
+        return format!("rejected by transport: {}: {}", sending, reason);
+    }
+    format!("{}: {}", sending, reason)
 }
 
 #[cfg(test)]
