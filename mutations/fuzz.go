@@ -46,6 +46,9 @@ type FuzzResult struct {
 	// finding's sequence as well: the finding is then not the mutant's,
 	// and Found is false.
 	UnmutatedToo bool `json:"unmutatedToo,omitempty"`
+	// NotReproduced is set when the finding's sequence, run alone against
+	// the mutant, does not diverge: Found is then false.
+	NotReproduced bool `json:"notReproduced,omitempty"`
 }
 
 // fuzzTarget is how one mutant is fuzzed: harness runs fuzz with the
@@ -89,6 +92,9 @@ func (r *Runner) fuzzPhase(ctx context.Context, cfg FuzzConfig, rep *Report, scr
 		dir := filepath.Join(scratch, "fuzz-"+strconv.Itoa(res.Index))
 		res.Fuzz = r.fuzzOne(ctx, cfg, ft, dir)
 		if res.Fuzz.Found {
+			r.tryAlone(ctx, cfg, res.Fuzz, ft, dir)
+		}
+		if res.Fuzz.Found {
 			r.tryUnmutated(ctx, cfg, res.Fuzz, base, dir)
 		}
 		r.say("fuzz %s: %s", res.ID, res.Fuzz.summary())
@@ -129,6 +135,30 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	return fr
 }
 
+// runSeed runs one sequence, a finding's, against a target alone; its
+// exit code says whether it diverged (1) or not (0).
+func (r *Runner) runSeed(ctx context.Context, cfg FuzzConfig, t fuzzTarget, seed uint64, scratch, name string) execResult {
+	argv := []string{t.harness, "fuzz", "--target-file", t.file, "--seed", strconv.FormatUint(seed, 10),
+		"--sequences", "1", "--parallel", "1", "--duration", "10m", "--suite", filepath.Join(scratch, name)}
+	argv = append(argv, cfg.eraArgs()...)
+	return r.exec(ctx, 20*time.Minute, t.dir, scratch, argv, t.env...)
+}
+
+// tryAlone runs a finding's sequence again, alone, against the mutant: a
+// divergence that its seed does not reproduce (one that came of the
+// search's load, say) is not counted.
+func (r *Runner) tryAlone(ctx context.Context, cfg FuzzConfig, f *FuzzResult, ft fuzzTarget, scratch string) {
+	x := r.runSeed(ctx, cfg, ft, f.Seed, scratch, "alone")
+	switch code := x.exitCode(); {
+	case x.cancelled:
+		f.Found, f.Error = false, "cancelled"
+	case code == 0:
+		f.Found, f.NotReproduced = false, true
+	case code != 1:
+		f.Found, f.Error = false, fmt.Sprintf("the mutant alone on seed %d: fuzz exit %d: %s", f.Seed, code, tail(x.out, 400))
+	}
+}
+
 // tryUnmutated runs a finding's sequence against the unmutated target:
 // when it diverges there too, the finding is not the mutant's.
 func (r *Runner) tryUnmutated(ctx context.Context, cfg FuzzConfig, f *FuzzResult, base func() (fuzzTarget, error), scratch string) {
@@ -137,10 +167,7 @@ func (r *Runner) tryUnmutated(ctx context.Context, cfg FuzzConfig, f *FuzzResult
 		f.Found, f.Error = false, "the unmutated target: "+err.Error()
 		return
 	}
-	argv := []string{bt.harness, "fuzz", "--target-file", bt.file, "--seed", strconv.FormatUint(f.Seed, 10),
-		"--sequences", "1", "--duration", "10m", "--suite", filepath.Join(scratch, "unmutated")}
-	argv = append(argv, cfg.eraArgs()...)
-	x := r.exec(ctx, 20*time.Minute, bt.dir, scratch, argv, bt.env...)
+	x := r.runSeed(ctx, cfg, bt, f.Seed, scratch, "unmutated")
 	switch code := x.exitCode(); {
 	case x.cancelled:
 		f.Found, f.Error = false, "cancelled"
@@ -153,6 +180,8 @@ func (r *Runner) tryUnmutated(ctx context.Context, cfg FuzzConfig, f *FuzzResult
 
 func (f *FuzzResult) summary() string {
 	switch {
+	case f.NotReproduced:
+		return fmt.Sprintf("found a divergence (seed %d) that its sequence alone does not reproduce: not counted", f.Seed)
 	case f.UnmutatedToo:
 		return fmt.Sprintf("found a divergence (seed %d) that the unmutated target has too: not counted", f.Seed)
 	case f.Error != "":

@@ -10,11 +10,13 @@ import (
 	"github.com/mcpparity/mcpparity/internal/verdict"
 )
 
-// TestFuzzFindingTriedUnmutated: a fuzz finding counts only when the
-// unmutated target passes its sequence; one the unmutated target shares
-// is said and not counted. The harness is a script standing for
-// mcpparity fuzz: it finds a divergence when searching (seed 7), and the
-// one-sequence rerun diverges (exit 1) or passes (exit 0) as told.
+// TestFuzzFindingTriedUnmutated: a fuzz finding counts only when its
+// sequence, run alone, diverges on the mutant again and passes on the
+// unmutated target; one the unmutated target shares, or one its sequence
+// alone does not reproduce, is said and not counted. The harness is a
+// script standing for mcpparity fuzz: it finds a divergence when
+// searching (seed 7), and the one-sequence rerun diverges (exit 1) or
+// passes (exit 0) as its target's env tells.
 func TestFuzzFindingTriedUnmutated(t *testing.T) {
 	dir := t.TempDir()
 	harness := filepath.Join(dir, "harness")
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in --json) json="$2"; shift;; --sequences) one=1;; esac
 	shift
 done
-if [ -n "$one" ]; then exit "$UNMUTATED_EXIT"; fi
+if [ -n "$one" ]; then exit "$RERUN_EXIT"; fi
 printf '{"sequences":3,"finding":{"seed":7,"foundAfter":"1s"}}' > "$json"
 exit 1
 `
@@ -36,16 +38,18 @@ exit 1
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		exit          string
-		found, shared bool
-	}{{"0", true, false}, {"1", false, true}} {
-		target := fuzzTarget{harness: harness, dir: dir, file: "t.yaml", env: []string{"UNMUTATED_EXIT=" + c.exit}}
+		alone, unmutated           string
+		found, shared, unrepeated bool
+	}{{"1", "0", true, false, false}, {"1", "1", false, true, false}, {"0", "0", false, false, true}} {
+		mutant := fuzzTarget{harness: harness, dir: dir, file: "t.yaml", env: []string{"RERUN_EXIT=" + c.alone}}
+		base := fuzzTarget{harness: harness, dir: dir, file: "t.yaml", env: []string{"RERUN_EXIT=" + c.unmutated}}
 		rep := &Report{Results: []Result{{ID: "m", Verdict: verdict.Survived}}}
 		r.fuzzPhase(context.Background(), FuzzConfig{Duration: 1}, rep, t.TempDir(),
-			func(Result) (fuzzTarget, error) { return target, nil }, func() (fuzzTarget, error) { return target, nil })
+			func(Result) (fuzzTarget, error) { return mutant, nil }, func() (fuzzTarget, error) { return base, nil })
 		f := rep.Results[0].Fuzz
-		if f == nil || f.Found != c.found || f.UnmutatedToo != c.shared || f.Error != "" {
-			t.Errorf("unmutated exit %s: %+v, want found %v, shared %v", c.exit, f, c.found, c.shared)
+		if f == nil || f.Found != c.found || f.UnmutatedToo != c.shared || f.NotReproduced != c.unrepeated || f.Error != "" {
+			t.Errorf("rerun exits %s (mutant), %s (unmutated): %+v, want found %v, shared %v, not reproduced %v",
+				c.alone, c.unmutated, f, c.found, c.shared, c.unrepeated)
 		}
 	}
 }

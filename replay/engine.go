@@ -227,14 +227,41 @@ const notificationCancelled = "notifications/cancelled"
 
 // unrecordedNotification handles a notification the recording does not
 // hold: a cancellation is counted (a client may cancel any request; whether
-// it manages to send it before closing is a race), anything else is
-// unmatched.
-func (e *engine) unrecordedNotification(method string) {
-	if method == notificationCancelled {
-		e.led.update(func(r *Report) { r.Cancelled++ })
+// it manages to send it before closing is a race) and its params judged,
+// anything else is unmatched.
+func (e *engine) unrecordedNotification(method string, params json.RawMessage) {
+	if method != notificationCancelled {
+		e.unmatched(method, "replay: unrecorded notification "+method)
 		return
 	}
-	e.unmatched(method, "replay: unrecorded notification "+method)
+	e.led.update(func(r *Report) { r.Cancelled++ })
+	if extra := cancelParams(params); extra != "" {
+		e.unmatched(method, "replay: notifications/cancelled: "+extra)
+	}
+}
+
+// cancelParams says what is wrong with a cancellation's params ("" for
+// nothing): the go-sdk sends requestId and reason only, in either era (no
+// _meta, not even in the 2026-07-28 revision).
+func cancelParams(params json.RawMessage) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return "params are not an object"
+	}
+	if _, ok := p["requestId"]; !ok {
+		return "no requestId"
+	}
+	var extra []string
+	for k := range p {
+		if k != "requestId" && k != "reason" {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return ""
+	}
+	sort.Strings(extra)
+	return "params other than requestId and reason: " + strings.Join(extra, ", ")
 }
 
 func (e *engine) unmatched(method, msg string) {

@@ -335,7 +335,7 @@ func (r *Replay) postSession(w http.ResponseWriter, req *http.Request, in *incom
 func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
 	switch {
 	case !in.isRequest():
-		r.e.unrecordedNotification(in.Method)
+		r.e.unrecordedNotification(in.Method, in.Params)
 		w.WriteHeader(http.StatusAccepted)
 	case in.Method == "server/discover":
 		r.e.unrecordedDiscover(tree)

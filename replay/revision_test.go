@@ -141,3 +141,20 @@ func TestDiscoverAnswers(t *testing.T) {
 		t.Errorf("%d answers, the test knows 6", len(DiscoverAnswers))
 	}
 }
+
+// TestCancelParams: a cancellation names its request, with a reason at
+// most; a _meta (what a client of the revision adds to its requests) is
+// reported.
+func TestCancelParams(t *testing.T) {
+	for params, want := range map[string]string{
+		`{"requestId":3,"reason":"x"}`: "",
+		`{"requestId":"a"}`:            "",
+		`{"reason":"x"}`:               "no requestId",
+		`[1]`:                          "params are not an object",
+		`{"requestId":3,"reason":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`: "params other than requestId and reason: _meta",
+	} {
+		if got := cancelParams([]byte(params)); got != want {
+			t.Errorf("%s: %q, want %q", params, got, want)
+		}
+	}
+}

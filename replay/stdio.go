@@ -390,7 +390,7 @@ func (s *stdioConn) handle(line []byte) error {
 	if it == nil {
 		switch {
 		case !in.isRequest():
-			e.unrecordedNotification(in.Method)
+			e.unrecordedNotification(in.Method, in.Params)
 			return nil
 		case in.Method == "server/discover":
 			e.unrecordedDiscover(tree)

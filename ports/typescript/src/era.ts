@@ -38,3 +38,15 @@ export function serverRequestAnswer(m: JSONRPCMessage): JSONRPCMessage | undefin
   if (m.method === "roots/list") return { jsonrpc: "2.0", id: m.id, result: { roots: [] } };
   return { jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "Method not found" } };
 }
+
+/**
+ * withoutMeta is a notification as the go-sdk sends it in either era: its
+ * params without the `_meta` the SDK adds once a version of the revision
+ * is negotiated (a cancellation is `{requestId, reason}`, E3.1). Any other
+ * message is returned as it is.
+ */
+export function withoutMeta(m: JSONRPCMessage): JSONRPCMessage {
+  if (!("method" in m) || "id" in m || !m.params || !("_meta" in m.params)) return m;
+  const { _meta: _, ...params } = m.params as Record<string, unknown>;
+  return { ...m, params } as JSONRPCMessage;
+}

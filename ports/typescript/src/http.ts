@@ -35,7 +35,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/client";
 
-import { ERA_VAR, MODERN_ERA, parseEra, serverRequestAnswer } from "./era.js";
+import { ERA_VAR, MODERN_ERA, parseEra, serverRequestAnswer, withoutMeta } from "./era.js";
 import { httpFetch } from "./fetch.js";
 import { markEvents, markResponses } from "./rawresult.js";
 
@@ -239,11 +239,12 @@ export class WatchedHttpTransport implements Transport {
     const method = typeof m?.method === "string" ? m.method : "";
     const id = typeof m?.id === "number" || typeof m?.id === "string" ? (m.id as RequestId) : undefined;
     const modern = typeof (m?.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[PROTOCOL_VERSION_META_KEY] === "string";
-    if (init && modern && method !== "" && id === undefined) {
-      // E3.1: Mcp-Method on a notification too, as the go-sdk sends it (the SDK sets it on requests only).
+    if (init && m && modern && method !== "" && id === undefined) {
+      // E3.1: Mcp-Method on a notification too, and no _meta in its params, as the go-sdk sends it
+      // (the SDK sets the header on requests only, and the _meta on notifications too).
       const h = new Headers(init.headers);
       h.set("mcp-method", method);
-      init = { ...init, headers: h };
+      init = { ...init, headers: h, body: JSON.stringify(withoutMeta(m as JSONRPCMessage)) };
     }
     // P6: the configured headers replace the transport's own of the same
     // name on every request (it sets Accept and Content-Type of a POST last).

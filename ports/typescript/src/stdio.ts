@@ -17,7 +17,7 @@ import { ChildProcess, spawn } from "node:child_process";
 
 import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 
-import { serverRequestAnswer } from "./era.js";
+import { serverRequestAnswer, withoutMeta } from "./era.js";
 import { lookPath, notFoundText } from "./lookpath.js";
 import { markResponses, requestKey } from "./rawresult.js";
 import { trace } from "./trace.js";
@@ -193,7 +193,8 @@ export class GroupStdioTransport implements Transport {
     if (this.inflight.size === 0) for (const f of this.idle.splice(0)) f();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  send(sent: JSONRPCMessage): Promise<void> {
+    const message = withoutMeta(sent);
     if ("method" in message && "id" in message && (message.method === "tools/call" || (this.modern && message.method === "tools/list"))) {
       this.marked.set(requestKey(message.id), message.method);
     } else if ("method" in message && message.method === "notifications/cancelled") {

@@ -194,7 +194,10 @@ impl HttpConn {
             }
         }
         let session = self.session.lock().unwrap().clone();
-        let resp = refuse_failure(resp, Some(method), self.is_modern(), session).await.map_err(|e| self.end_on(status, e))?;
+        // E2.3: a refused server/discover falls back on the same connection.
+        let resp = refuse_failure(resp, Some(method), self.is_modern(), session)
+            .await
+            .map_err(|e| if method == "server/discover" { e } else { self.end_on(status, e) })?;
         if method == "initialize" && self.session.lock().unwrap().is_none() && mutant::on("RS-P5.5-session-required") {
             return Err(McpError::Transport("no Mcp-Session-Id".into()));
         }
