@@ -38,7 +38,7 @@ exit 1
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		alone, unmutated           string
+		alone, unmutated          string
 		found, shared, unrepeated bool
 	}{{"1", "0", true, false, false}, {"1", "1", false, true, false}, {"0", "0", false, false, true}} {
 		mutant := fuzzTarget{harness: harness, dir: dir, file: "t.yaml", env: []string{"RERUN_EXIT=" + c.alone}}
