@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	_ "github.com/mcpparity/mcpparity/impl/internal/sdkdebug" // before the go-sdk reads its options
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -35,6 +35,8 @@ type running struct {
 	// (not a suite's), whatever folder they are read from.
 	byName bool
 	waits  target.Waits
+	// cancellations names the servers whose cancellations are observed.
+	cancellations map[string]bool
 }
 
 // startServers starts the scenario's servers. harness is the command line
@@ -42,7 +44,7 @@ type running struct {
 func startServers(s *scenario.Scenario, harness []string, workspace, reports string, waits target.Waits) (*running, error) {
 	r := &running{waits: waits.WithDefaults(), urls: map[string]string{}, cmds: map[string][]string{}, replays: map[string]*replay.Replay{},
 		received: map[string]*received{}, stdio: map[string]childproc.Dir{}, lock: childproc.RunLock(reports), reports: reports,
-		fixture: s.Fixture, byName: s.Suite == ""}
+		fixture: s.Fixture, byName: s.Suite == "", cancellations: map[string]bool{}}
 	// While the harness runs the scenario it holds this lock; a stdio
 	// replay ends as soon as it is released, so that a killed harness
 	// leaves no replay behind (not even a lingering one).
@@ -59,6 +61,7 @@ func startServers(s *scenario.Scenario, harness []string, workspace, reports str
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.Servers)) {
 		sv := s.Servers[name]
+		r.cancellations[name] = sv.Cancellations
 		faults, err := serverFaults(sv, barriers[sv.Barrier], reports, name)
 		if err == nil {
 			err = r.start(name, sv, faults, harness, workspace, reports)
@@ -207,6 +210,7 @@ func (r *running) observeReplays(ctx context.Context) (map[string]scenario.Repla
 		rep := r.replays[name].Report()
 		o := observeReport(rep)
 		o.Ended = &rep.Ended
+		r.observeCancelled(name, &o, rep.Cancelled)
 		out[name] = o
 		for _, req := range rep.Refused {
 			failures = append(failures, "replays: "+name+": refused: "+req)
@@ -227,6 +231,7 @@ func (r *running) observeReplays(ctx context.Context) (map[string]scenario.Repla
 			return nil, nil, err
 		}
 		var sum scenario.ReplayObservation
+		cancelled := 0
 		for _, pid := range pids {
 			data, err := os.ReadFile(dir.ReportFile(pid))
 			if err != nil {
@@ -247,10 +252,20 @@ func (r *running) observeReplays(ctx context.Context) (map[string]scenario.Repla
 			sum.MissingAnswers = append(sum.MissingAnswers, o.MissingAnswers...)
 			sum.EnvMismatches = append(sum.EnvMismatches, o.EnvMismatches...)
 			sum.Faults = append(sum.Faults, o.Faults...)
+			cancelled += rep.Cancelled
 		}
+		r.observeCancelled(name, &sum, cancelled)
 		out[name] = sum
 	}
 	return out, failures, nil
+}
+
+// observeCancelled sets a replay's count of cancellations when its
+// scenario observes them (ServerSpec.Cancellations).
+func (r *running) observeCancelled(name string, o *scenario.ReplayObservation, n int) {
+	if r.cancellations[name] {
+		o.Cancelled = &n
+	}
 }
 
 // expand replaces {url:NAME}, {cmd:NAME} in s.

@@ -22,6 +22,9 @@ type ReplayObservation struct {
 	MissingAnswers   []string `json:"missingAnswers,omitempty"`
 	EnvMismatches    []string `json:"envMismatches,omitempty"`
 	Faults           []string `json:"faults,omitempty"`
+	// Cancelled counts the notifications/cancelled the replay got, for a
+	// server whose scenario asks for it (ServerSpec.Cancellations).
+	Cancelled *int `json:"cancelled,omitempty"`
 }
 
 // Observation is what one step saw.

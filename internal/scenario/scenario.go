@@ -83,6 +83,10 @@ type ServerSpec struct {
 	FaultsOnce bool `json:"faultsOnce,omitempty"`
 	// LaterFaults, with FaultsOnce, are the faults of every later process.
 	LaterFaults []string `json:"laterFaults,omitempty"`
+	// Cancellations makes the replays step observe how many
+	// notifications/cancelled the replay got (P10.2), for a server where
+	// each is certain: a call held past its bound, then retried.
+	Cancellations bool `json:"cancellations,omitempty"`
 	// RequireHeaders: the replay reports any request without them.
 	RequireHeaders map[string]string `json:"requireHeaders,omitempty"`
 	// RequireEnv: a stdio replay reports a missing or different variable.
