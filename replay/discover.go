@@ -37,10 +37,32 @@ const (
 	// DiscoverUnsupportedOld: a -32022 error whose data.supported lists
 	// versions of the handshake era only.
 	DiscoverUnsupportedOld = "unsupported-old"
+	// DiscoverUnsupportedMixed: a -32022 error whose data.supported lists
+	// an older version first, then 2026-07-28.
+	DiscoverUnsupportedMixed = "unsupported-mixed"
+	// DiscoverUnsupportedNewer: a -32022 error whose data.supported lists
+	// a version newer than any the client knows only.
+	DiscoverUnsupportedNewer = "unsupported-newer"
+	// DiscoverOtherError: another JSON-RPC error (-32602), its
+	// data.supported listing 2026-07-28 all the same.
+	DiscoverOtherError = "other-error"
 )
 
 // DiscoverAnswers lists the answers of a discover fault.
-var DiscoverAnswers = []string{DiscoverNoVersions, DiscoverOlder, DiscoverReordered, DiscoverMalformed, DiscoverUnsupported, DiscoverUnsupportedOld}
+var DiscoverAnswers = []string{DiscoverNoVersions, DiscoverOlder, DiscoverReordered, DiscoverMalformed,
+	DiscoverUnsupported, DiscoverUnsupportedOld, DiscoverUnsupportedMixed, DiscoverUnsupportedNewer, DiscoverOtherError}
+
+// unsupported is the data.supported of each error answer, and its code.
+var unsupported = map[string]struct {
+	code      int
+	supported []string
+}{
+	DiscoverUnsupported:      {codeUnsupportedVersion, []string{fixtures.ModernVersion}},
+	DiscoverUnsupportedOld:   {codeUnsupportedVersion, []string{"2025-11-25", "2025-06-18"}},
+	DiscoverUnsupportedMixed: {codeUnsupportedVersion, []string{"2025-11-25", fixtures.ModernVersion}},
+	DiscoverUnsupportedNewer: {codeUnsupportedVersion, []string{"2027-01-01"}},
+	DiscoverOtherError:       {-32602, []string{fixtures.ModernVersion}},
+}
 
 // codeUnsupportedVersion is the revision's error for a version the server
 // does not support.
@@ -84,15 +106,10 @@ func (d *discovery) add(r fixtures.Response) {
 
 // answer is a discover fault's JSON-RPC answer to the request id.
 func (d *discovery) answer(kind string, id json.RawMessage) []byte {
-	switch kind {
-	case DiscoverUnsupported, DiscoverUnsupportedOld:
-		supported := []string{fixtures.ModernVersion}
-		if kind == DiscoverUnsupportedOld {
-			supported = []string{"2025-11-25", "2025-06-18"}
-		}
+	if u, ok := unsupported[kind]; ok {
 		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-			"code": codeUnsupportedVersion, "message": "Unsupported protocol version",
-			"data": map[string]any{"supported": supported, "requested": fixtures.ModernVersion},
+			"code": u.code, "message": "Unsupported protocol version",
+			"data": map[string]any{"supported": u.supported, "requested": fixtures.ModernVersion},
 		}})
 		return b
 	}

@@ -209,6 +209,27 @@ type stdioConn struct {
 
 	wmu sync.Mutex
 	w   *bufio.Writer
+
+	// ids are the ids of the client's requests so far (compact JSON):
+	// MCP forbids a requestor to use one twice in a session.
+	ids map[string]bool
+}
+
+// noteID reports a request whose id the client used before on this
+// connection (a fallback initialize that reuses its server/discover's id,
+// say): MCP forbids it, and the go-sdk keeps counting.
+func (s *stdioConn) noteID(in *incoming) {
+	if !in.isRequest() {
+		return
+	}
+	id := string(compactJSON(in.ID))
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	if s.ids[id] {
+		s.e.unmatched(in.Method, fmt.Sprintf("replay: %s reuses the request id %s of an earlier request of this connection", in.Method, id))
+	}
+	s.ids[id] = true
 }
 
 func (s *stdioConn) write(_ *step, data []byte) error {
@@ -353,6 +374,7 @@ func (s *stdioConn) handle(line []byte) error {
 		return nil
 	}
 	e.received(in.Method)
+	s.noteID(in)
 	key, tree, err := e.match.key(in.Method, in.Params)
 	if err != nil {
 		msg := "replay: params: " + err.Error()

@@ -229,3 +229,19 @@ func TestStdioMissingAnswer(t *testing.T) {
 		t.Fatalf("report:\n%s", rep.String())
 	}
 }
+
+// TestStdioIDReused: a request that reuses an earlier request's id on the
+// same connection is reported (and still answered).
+func TestStdioIDReused(t *testing.T) {
+	p := startStdio(t, Options{})
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"probe-client","version":"x"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}}`)
+	p.recv(t)
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"probe-client","version":"x"},"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
+	if got := p.recv(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"`) {
+		t.Fatalf("initialize: %s", got)
+	}
+	rep := p.end(t)
+	if len(rep.Unmatched) != 1 || !strings.Contains(rep.Unmatched[0].Message, "initialize reuses the request id 1 of an earlier request") {
+		t.Fatalf("report:\n%s", rep.String())
+	}
+}
