@@ -46,22 +46,32 @@ const (
 	// DiscoverOtherError: another JSON-RPC error (-32602), its
 	// data.supported listing 2026-07-28 all the same.
 	DiscoverOtherError = "other-error"
+	// DiscoverUnsupportedMalformed: a -32022 error whose data.supported
+	// holds a number beside 2026-07-28.
+	DiscoverUnsupportedMalformed = "unsupported-malformed"
+	// DiscoverUnsupported400: the error of DiscoverUnsupported with HTTP
+	// status 400, as servers of the revision answer it (over stdio, the
+	// same line as DiscoverUnsupported).
+	DiscoverUnsupported400 = "unsupported-400"
 )
 
 // DiscoverAnswers lists the answers of a discover fault.
 var DiscoverAnswers = []string{DiscoverNoVersions, DiscoverOlder, DiscoverReordered, DiscoverMalformed,
-	DiscoverUnsupported, DiscoverUnsupportedOld, DiscoverUnsupportedMixed, DiscoverUnsupportedNewer, DiscoverOtherError}
+	DiscoverUnsupported, DiscoverUnsupportedOld, DiscoverUnsupportedMixed, DiscoverUnsupportedNewer, DiscoverOtherError,
+	DiscoverUnsupportedMalformed, DiscoverUnsupported400}
 
 // unsupported is the data.supported of each error answer, and its code.
 var unsupported = map[string]struct {
 	code      int
-	supported []string
+	supported []any
 }{
-	DiscoverUnsupported:      {codeUnsupportedVersion, []string{fixtures.ModernVersion}},
-	DiscoverUnsupportedOld:   {codeUnsupportedVersion, []string{"2025-11-25", "2025-06-18"}},
-	DiscoverUnsupportedMixed: {codeUnsupportedVersion, []string{"2025-11-25", fixtures.ModernVersion}},
-	DiscoverUnsupportedNewer: {codeUnsupportedVersion, []string{"2027-01-01"}},
-	DiscoverOtherError:       {-32602, []string{fixtures.ModernVersion}},
+	DiscoverUnsupported:          {codeUnsupportedVersion, []any{fixtures.ModernVersion}},
+	DiscoverUnsupportedOld:       {codeUnsupportedVersion, []any{"2025-11-25", "2025-06-18"}},
+	DiscoverUnsupportedMixed:     {codeUnsupportedVersion, []any{"2025-11-25", fixtures.ModernVersion}},
+	DiscoverUnsupportedNewer:     {codeUnsupportedVersion, []any{"2027-01-01"}},
+	DiscoverOtherError:           {-32602, []any{fixtures.ModernVersion}},
+	DiscoverUnsupportedMalformed: {codeUnsupportedVersion, []any{20260728, fixtures.ModernVersion}},
+	DiscoverUnsupported400:       {codeUnsupportedVersion, []any{fixtures.ModernVersion}},
 }
 
 // codeUnsupportedVersion is the revision's error for a version the server
@@ -102,6 +112,14 @@ func (d *discovery) add(r fixtures.Response) {
 	if d.result == nil {
 		d.result = fixtures.DiscoverResult(r)
 	}
+}
+
+// status is the HTTP status of a discover fault's answer.
+func discoverStatus(kind string) int {
+	if kind == DiscoverUnsupported400 {
+		return 400
+	}
+	return 200
 }
 
 // answer is a discover fault's JSON-RPC answer to the request id.

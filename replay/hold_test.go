@@ -13,9 +13,11 @@ import (
 )
 
 // A client that gave up on its handshake may send notifications/cancelled
-// without a session (it never got one): counted, not reported.
+// without a session (it never got one): counted, not reported. One that
+// names a request the server never got is reported.
 func TestRawCancelledWithoutSession(t *testing.T) {
 	h := serve(t, load(t, "sse.json"), Options{})
+	readAll(t, h.rawPost(t, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}`))
 	resp := h.rawPost(t, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"context deadline exceeded"}}`)
 	if readAll(t, resp); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("cancellation without session: %d, want 202", resp.StatusCode)
@@ -23,6 +25,10 @@ func TestRawCancelledWithoutSession(t *testing.T) {
 	rep := h.r.Report()
 	if !rep.Clean() || rep.Cancelled != 1 {
 		t.Fatalf("report:\n%s(cancelled %d)", rep.String(), rep.Cancelled)
+	}
+	readAll(t, h.rawPost(t, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`))
+	if rep := h.r.Report(); len(rep.Unmatched) != 1 || !strings.Contains(rep.Unmatched[0].Message, "names the request id 9, which the server never got") {
+		t.Fatalf("cancellation of an unknown request:\n%s", rep.String())
 	}
 	// Any other notification without a session is still refused.
 	resp = h.rawPost(t, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -33,6 +39,8 @@ func TestRawCancelledWithoutSession(t *testing.T) {
 
 func TestStdioCancelledCounted(t *testing.T) {
 	p := startStdio(t, Options{})
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"probe-client","version":"x"},"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
+	p.recv(t)
 	p.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	rep := p.end(t)
 	if !rep.Clean() || rep.Cancelled != 1 {

@@ -101,12 +101,14 @@ func TestNotificationHeaders(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := serve(t, fx, Options{})
+			first := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"t","version":"1"}}}`
+			var headers map[string]string
 			if c.version != "" {
-				resp, _ := h.post(t, map[string]string{"Mcp-Protocol-Version": c.version, "Mcp-Method": "tools/list"},
-					`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{`+meta+`}}`)
-				if resp.StatusCode != http.StatusOK {
-					t.Fatalf("tools/list: %s", resp.Status)
-				}
+				first = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{` + meta + `}}`
+				headers = map[string]string{"Mcp-Protocol-Version": c.version, "Mcp-Method": "tools/list"}
+			}
+			if resp, _ := h.post(t, headers, first); resp.StatusCode != http.StatusOK {
+				t.Fatalf("the request cancelled: %s", resp.Status)
 			}
 			resp, _ := h.post(t, c.headers, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"x"}}`)
 			if resp.StatusCode != c.status {
@@ -126,22 +128,24 @@ func TestDiscoverAnswers(t *testing.T) {
 	d := newDiscovery()
 	d.add(fixtures.Response{Body: []byte(`{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28","2025-11-25"],"_meta":{"s":1}}}`)})
 	for answer, want := range map[string]string{
-		DiscoverNoVersions:       `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1}}}`,
-		DiscoverOlder:            `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1},"supportedVersions":["2025-11-25","2025-06-18"]}}`,
-		DiscoverReordered:        `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1},"supportedVersions":["2025-06-18","2025-11-25","2026-07-28"]}}`,
-		DiscoverMalformed:        `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1},"supportedVersions":[20260728,"2026-07-28"]}}`,
-		DiscoverUnsupported:      `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
-		DiscoverUnsupportedOld:   `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2025-11-25","2025-06-18"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
-		DiscoverUnsupportedMixed: `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2025-11-25","2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
-		DiscoverUnsupportedNewer: `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2027-01-01"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
-		DiscoverOtherError:       `{"error":{"code":-32602,"data":{"requested":"2026-07-28","supported":["2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverNoVersions:           `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1}}}`,
+		DiscoverOlder:                `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1},"supportedVersions":["2025-11-25","2025-06-18"]}}`,
+		DiscoverReordered:            `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1},"supportedVersions":["2025-06-18","2025-11-25","2026-07-28"]}}`,
+		DiscoverMalformed:            `{"id":7,"jsonrpc":"2.0","result":{"_meta":{"s":1},"supportedVersions":[20260728,"2026-07-28"]}}`,
+		DiscoverUnsupported:          `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverUnsupportedOld:       `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2025-11-25","2025-06-18"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverUnsupportedMixed:     `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2025-11-25","2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverUnsupportedNewer:     `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2027-01-01"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverOtherError:           `{"error":{"code":-32602,"data":{"requested":"2026-07-28","supported":["2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverUnsupportedMalformed: `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":[20260728,"2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
+		DiscoverUnsupported400:       `{"error":{"code":-32022,"data":{"requested":"2026-07-28","supported":["2026-07-28"]},"message":"Unsupported protocol version"},"id":7,"jsonrpc":"2.0"}`,
 	} {
 		if got := string(d.answer(answer, []byte("7"))); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", answer, got, want)
 		}
 	}
-	if len(DiscoverAnswers) != 9 {
-		t.Errorf("%d answers, the test knows 9", len(DiscoverAnswers))
+	if len(DiscoverAnswers) != 11 {
+		t.Errorf("%d answers, the test knows 11", len(DiscoverAnswers))
 	}
 }
 
