@@ -60,6 +60,10 @@ var unresolved = strings.NewReplacer("{workspace}", "{unresolved:workspace}", "{
 // (docs/rules.md): only their prefix is compared.
 var ownDetail = regexp.MustCompile(`(JSON invalide|lecture de la configuration|écriture de la configuration|lecture du corps): .*`)
 
+// sessionID is the go-sdk's naming of a missing session (P10.7), whose id
+// is drawn afresh by each server: "{session}" stands for any id but none.
+var sessionID = regexp.MustCompile(`\(session ID: [^)\s]+\)`)
+
 func (n *normalizer) string(s string, observed bool) string {
 	if observed {
 		s = unresolved.Replace(s)
@@ -70,6 +74,9 @@ func (n *normalizer) string(s string, observed bool) string {
 	}
 	if strings.Contains(s, "127.0.0.1:") {
 		s = loopbackPort.ReplaceAllString(s, "127.0.0.1:{port}")
+	}
+	if strings.Contains(s, "(session ID: ") {
+		s = sessionID.ReplaceAllString(s, "(session ID: {session})")
 	}
 	return s
 }
