@@ -135,27 +135,31 @@ func (r *Runner) fuzzOne(ctx context.Context, cfg FuzzConfig, ft fuzzTarget, scr
 	return fr
 }
 
-// runSeed runs one sequence, a finding's, against a target alone; its
-// exit code says whether it diverged (1) or not (0).
-func (r *Runner) runSeed(ctx context.Context, cfg FuzzConfig, t fuzzTarget, seed uint64, scratch, name string) execResult {
-	argv := []string{t.harness, "fuzz", "--target-file", t.file, "--seed", strconv.FormatUint(seed, 10),
+// rerun runs a finding's sequence once more, alone, against t (named
+// who in an error): its exit code, 0 (no divergence) or 1 (a divergence);
+// ok is false, and f no longer found, when it could not run.
+func (r *Runner) rerun(ctx context.Context, cfg FuzzConfig, f *FuzzResult, t fuzzTarget, scratch, name, who string) (code int, ok bool) {
+	argv := []string{t.harness, "fuzz", "--target-file", t.file, "--seed", strconv.FormatUint(f.Seed, 10),
 		"--sequences", "1", "--parallel", "1", "--duration", "10m", "--suite", filepath.Join(scratch, name)}
 	argv = append(argv, cfg.eraArgs()...)
-	return r.exec(ctx, 20*time.Minute, t.dir, scratch, argv, t.env...)
+	x := r.exec(ctx, 20*time.Minute, t.dir, scratch, argv, t.env...)
+	switch code = x.exitCode(); {
+	case x.cancelled:
+		f.Found, f.Error = false, "cancelled"
+	case code != 0 && code != 1:
+		f.Found, f.Error = false, fmt.Sprintf("%s on seed %d: fuzz exit %d: %s", who, f.Seed, code, tail(x.out, 400))
+	default:
+		return code, true
+	}
+	return code, false
 }
 
 // tryAlone runs a finding's sequence again, alone, against the mutant: a
 // divergence that its seed does not reproduce (one that came of the
 // search's load, say) is not counted.
 func (r *Runner) tryAlone(ctx context.Context, cfg FuzzConfig, f *FuzzResult, ft fuzzTarget, scratch string) {
-	x := r.runSeed(ctx, cfg, ft, f.Seed, scratch, "alone")
-	switch code := x.exitCode(); {
-	case x.cancelled:
-		f.Found, f.Error = false, "cancelled"
-	case code == 0:
+	if code, ok := r.rerun(ctx, cfg, f, ft, scratch, "alone", "the mutant alone"); ok && code == 0 {
 		f.Found, f.NotReproduced = false, true
-	case code != 1:
-		f.Found, f.Error = false, fmt.Sprintf("the mutant alone on seed %d: fuzz exit %d: %s", f.Seed, code, tail(x.out, 400))
 	}
 }
 
@@ -167,14 +171,8 @@ func (r *Runner) tryUnmutated(ctx context.Context, cfg FuzzConfig, f *FuzzResult
 		f.Found, f.Error = false, "the unmutated target: "+err.Error()
 		return
 	}
-	x := r.runSeed(ctx, cfg, bt, f.Seed, scratch, "unmutated")
-	switch code := x.exitCode(); {
-	case x.cancelled:
-		f.Found, f.Error = false, "cancelled"
-	case code == 1:
+	if code, ok := r.rerun(ctx, cfg, f, bt, scratch, "unmutated", "the unmutated target"); ok && code == 1 {
 		f.Found, f.UnmutatedToo = false, true
-	case code != 0:
-		f.Found, f.Error = false, fmt.Sprintf("the unmutated target on seed %d: fuzz exit %d: %s", f.Seed, code, tail(x.out, 400))
 	}
 }
 
