@@ -240,21 +240,6 @@ func (e *engine) unrecordedNotification(method string, params json.RawMessage) {
 	}
 }
 
-// cancelTarget reports a cancellation whose requestId names no request
-// the server got (known says which it got); cancelParams reports one
-// without requestId.
-func (e *engine) cancelTarget(params json.RawMessage, known func(id string) bool) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
-		return
-	}
-	if id := string(compactJSON(p.RequestID)); !known(id) {
-		e.unmatched(notificationCancelled, "replay: notifications/cancelled names the request id "+id+", which the server never got")
-	}
-}
-
 // cancelParams says what is wrong with a cancellation's params ("" for
 // nothing): the go-sdk sends requestId and reason only, in either era (no
 // _meta, not even in the 2026-07-28 revision).

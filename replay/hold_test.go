@@ -13,8 +13,7 @@ import (
 )
 
 // A client that gave up on its handshake may send notifications/cancelled
-// without a session (it never got one): counted, not reported. One that
-// names a request the server never got is reported.
+// without a session (it never got one): counted, not reported.
 func TestRawCancelledWithoutSession(t *testing.T) {
 	h := serve(t, load(t, "sse.json"), Options{})
 	readAll(t, h.rawPost(t, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}`))
@@ -26,9 +25,12 @@ func TestRawCancelledWithoutSession(t *testing.T) {
 	if !rep.Clean() || rep.Cancelled != 1 {
 		t.Fatalf("report:\n%s(cancelled %d)", rep.String(), rep.Cancelled)
 	}
-	readAll(t, h.rawPost(t, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`))
-	if rep := h.r.Report(); len(rep.Unmatched) != 1 || !strings.Contains(rep.Unmatched[0].Message, "names the request id 9, which the server never got") {
-		t.Fatalf("cancellation of an unknown request:\n%s", rep.String())
+	// Nor one naming a request the server never got: a client whose
+	// request was cut before it arrived (its deadline passed while it was
+	// sent) cancels it all the same, as the go-sdk does.
+	resp = h.rawPost(t, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}`)
+	if readAll(t, resp); !h.r.Report().Clean() {
+		t.Fatalf("cancellation of a request never received:\n%s", h.r.Report().String())
 	}
 	// Any other notification without a session is still refused.
 	resp = h.rawPost(t, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -412,9 +412,6 @@ func (s *stdioConn) handle(line []byte) error {
 	if it == nil {
 		switch {
 		case !in.isRequest():
-			if in.Method == notificationCancelled {
-				e.cancelTarget(in.Params, func(id string) bool { return s.ids[id] })
-			}
 			e.unrecordedNotification(in.Method, in.Params)
 			return nil
 		case in.Method == "server/discover":
