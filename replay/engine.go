@@ -240,6 +240,43 @@ func (e *engine) unrecordedNotification(method string, params json.RawMessage) {
 	}
 }
 
+// beforeInitialized reports a request of a handshake (initialize answered)
+// sent before the client's notifications/initialized, when the recorded
+// client sent one: the handshake of P5.1 is initialize, then
+// notifications/initialized, then the rest.
+func (e *engine) beforeInitialized(in *incoming, initialized bool) {
+	if initialized || !in.isRequest() || in.Method == "initialize" || in.Method == "ping" || in.Method == "server/discover" ||
+		len(e.methods["notifications/initialized"]) == 0 {
+		return
+	}
+	e.unmatched(in.Method, "replay: "+in.Method+" before notifications/initialized: the handshake was not completed")
+}
+
+// cancelIDType reports a cancellation whose requestId names a received
+// request in another JSON type ("2" for 2): the server cannot match it.
+// (A requestId the server never got is no fault: the go-sdk cancels a
+// request cut on its way.) known says which ids (compact JSON) it got.
+func (e *engine) cancelIDType(params json.RawMessage, known func(id string) bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	id := string(compactJSON(p.RequestID))
+	if known(id) {
+		return
+	}
+	other := strconv.Quote(id)
+	var s string
+	if json.Unmarshal(p.RequestID, &s) == nil {
+		other = s
+	}
+	if known(other) {
+		e.unmatched(notificationCancelled, "replay: notifications/cancelled names the request id "+id+", where the request's id was "+other)
+	}
+}
+
 // cancelParams says what is wrong with a cancellation's params ("" for
 // nothing): the go-sdk sends requestId and reason only, in either era (no
 // _meta, not even in the 2026-07-28 revision).

@@ -42,6 +42,8 @@ type Replay struct {
 	// eras holds the version of the revision each request id was last
 	// sent with (compact JSON id → version), for its cancellation.
 	eras sync.Map
+	// ids holds every request id received (compact JSON).
+	ids sync.Map
 }
 
 // New prepares a replay of an HTTP fixture. Every recorded message is
@@ -335,6 +337,9 @@ func (r *Replay) postSession(w http.ResponseWriter, req *http.Request, in *incom
 func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
 	switch {
 	case !in.isRequest():
+		if in.Method == notificationCancelled {
+			r.e.cancelIDType(in.Params, func(id string) bool { _, ok := r.ids.Load(id); return ok })
+		}
 		r.e.unrecordedNotification(in.Method, in.Params)
 		w.WriteHeader(http.StatusAccepted)
 	case in.Method == "server/discover":
@@ -374,8 +379,17 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 	if refused {
 		return
 	}
-	if in.isRequest() && version != "" {
-		r.eras.Store(string(compactJSON(in.ID)), version)
+	if in.isRequest() {
+		r.ids.Store(string(compactJSON(in.ID)), true)
+		if version != "" {
+			r.eras.Store(string(compactJSON(in.ID)), version)
+		}
+	}
+	if sess != nil {
+		if in.Method == "notifications/initialized" {
+			sess.initialized.Store(true)
+		}
+		r.e.beforeInitialized(in, sess.initialized.Load())
 	}
 	if !in.isRequest() && !r.notificationHeaders(req, in) {
 		writeJSON(w, http.StatusBadRequest, rpcError(nil, CodeHeaderMismatch, "replay: a notification of the revision without its headers (see the replay report)"))

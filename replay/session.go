@@ -15,6 +15,8 @@ type session struct {
 	id      string
 	used    atomic.Int64 // when last looked up (Replay.tick), for eviction
 	streams atomic.Int32 // standalone GET streams open
+	// initialized is set by the client's notifications/initialized.
+	initialized atomic.Bool
 
 	mu     sync.Mutex
 	outbox [][]byte

@@ -213,6 +213,9 @@ type stdioConn struct {
 	// ids are the ids of the client's requests so far (compact JSON):
 	// MCP forbids a requestor to use one twice in a session.
 	ids map[string]bool
+	// handshake: an initialize came; initialized: then the client's
+	// notifications/initialized.
+	handshake, initialized bool
 }
 
 // noteID reports a request whose id the client used before on this
@@ -375,6 +378,15 @@ func (s *stdioConn) handle(line []byte) error {
 	}
 	e.received(in.Method)
 	s.noteID(in)
+	switch in.Method {
+	case "initialize":
+		s.handshake = true
+	case "notifications/initialized":
+		s.initialized = true
+	}
+	if s.handshake {
+		e.beforeInitialized(in, s.initialized)
+	}
 	key, tree, err := e.match.key(in.Method, in.Params)
 	if err != nil {
 		msg := "replay: params: " + err.Error()
@@ -412,6 +424,9 @@ func (s *stdioConn) handle(line []byte) error {
 	if it == nil {
 		switch {
 		case !in.isRequest():
+			if in.Method == notificationCancelled {
+				e.cancelIDType(in.Params, func(id string) bool { return s.ids[id] })
+			}
 			e.unrecordedNotification(in.Method, in.Params)
 			return nil
 		case in.Method == "server/discover":

@@ -245,3 +245,26 @@ func TestStdioIDReused(t *testing.T) {
 		t.Fatalf("report:\n%s", rep.String())
 	}
 }
+
+// TestStdioBeforeInitialized: a request after initialize but before
+// notifications/initialized is reported; a cancellation that names a
+// request's id in another JSON type is too.
+func TestStdioBeforeInitialized(t *testing.T) {
+	p := startStdio(t, Options{})
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"probe-client","version":"x"},"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true}}}}`)
+	p.recv(t)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`)
+	p.recv(t)
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"2"}}`)
+	rep := p.end(t)
+	var got []string
+	for _, u := range rep.Unmatched {
+		got = append(got, u.Message)
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{"tools/call before notifications/initialized", `names the request id "2", where the request's id was 2`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep.String())
+		}
+	}
+}
