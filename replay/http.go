@@ -400,7 +400,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
-	key, tree, err := r.e.match.key(in.Method, in.Params)
+	key, tree, err := r.e.match.keyIn(in.Method, in.Params, version != "")
 	if err != nil {
 		msg := "replay: params: " + err.Error()
 		r.e.unmatched(in.Method, msg)

@@ -40,8 +40,9 @@ func newMatcher(paths []string) (*matcher, error) {
 	return m, nil
 }
 
-// tree decodes params and removes the ignored paths.
-func (m *matcher) tree(params json.RawMessage) (any, error) {
+// tree decodes params and removes the ignored paths; with revision, a
+// request of the 2026-07-28 revision keeps its _meta (revisionMeta).
+func (m *matcher) tree(params json.RawMessage, revision bool) (any, error) {
 	p := bytes.TrimSpace(params)
 	if len(p) == 0 || string(p) == "null" {
 		return map[string]any{}, nil
@@ -50,7 +51,10 @@ func (m *matcher) tree(params json.RawMessage) (any, error) {
 	if err := json.Unmarshal(p, &v); err != nil {
 		return nil, err
 	}
-	meta := revisionMeta(v)
+	var meta map[string]any
+	if revision {
+		meta = revisionMeta(v)
+	}
 	for _, path := range m.ignore {
 		v = remove(v, path)
 	}
@@ -101,7 +105,15 @@ func noArguments(v any) any {
 
 // key returns the match key of a message and its canonical params tree.
 func (m *matcher) key(method string, params json.RawMessage) (string, any, error) {
-	t, err := m.tree(params)
+	return m.keyIn(method, params, true)
+}
+
+// keyIn is key for a request served in the revision's era or not: one
+// whose _meta names the revision but that a server serves in the
+// handshake era (its version header says so, and the server routes on
+// it) is matched as that era's requests are, its _meta aside.
+func (m *matcher) keyIn(method string, params json.RawMessage, revision bool) (string, any, error) {
+	t, err := m.tree(params, revision)
 	if err != nil {
 		return "", nil, err
 	}
