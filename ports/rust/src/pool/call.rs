@@ -30,7 +30,7 @@ pub async fn call(pool: &Arc<Pool>, name: &str, args: Option<&Map<String, Value>
     };
     let cfg = pool.config();
     let live = cfg.get(&server).is_some_and(|s| s.enabled || mutant::on("RS-P10.3-retry-disabled"));
-    let expired = mutant::on("RS-P10.3-expiry-final") && first.contains("HTTP 404");
+    let expired = mutant::on("RS-P10.3-expiry-final") && (first.contains("session not found") || first.contains("Not Found"));
     if !live || expired || mutant::on("RS-P10.3-no-retry") {
         return format!("[erreur MCP] {}", first);
     }
