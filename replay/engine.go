@@ -257,24 +257,30 @@ func (e *engine) beforeInitialized(in *incoming, initialized bool) {
 // (A requestId the server never got is no fault: the go-sdk cancels a
 // request cut on its way.) known says which ids (compact JSON) it got.
 func (e *engine) cancelIDType(params json.RawMessage, known func(id string) bool) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
-		return
-	}
-	id := string(compactJSON(p.RequestID))
-	if known(id) {
+	id := cancelledID(params)
+	if id == "" || known(id) {
 		return
 	}
 	other := strconv.Quote(id)
 	var s string
-	if json.Unmarshal(p.RequestID, &s) == nil {
+	if json.Unmarshal([]byte(id), &s) == nil {
 		other = s
 	}
 	if known(other) {
 		e.unmatched(notificationCancelled, "replay: notifications/cancelled names the request id "+id+", where the request's id was "+other)
 	}
+}
+
+// cancelledID is the requestId a cancellation names, as compact JSON (""
+// for none).
+func cancelledID(params json.RawMessage) string {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return ""
+	}
+	return string(compactJSON(p.RequestID))
 }
 
 // cancelParams says what is wrong with a cancellation's params ("" for

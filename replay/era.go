@@ -121,11 +121,7 @@ func (r *Replay) notificationHeaders(req *http.Request, in *incoming) bool {
 	hv := req.Header.Get("Mcp-Protocol-Version")
 	want := ""
 	if in.Method == notificationCancelled {
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		_ = json.Unmarshal(in.Params, &p)
-		if v, ok := r.eras.Load(string(compactJSON(p.RequestID))); ok {
+		if v, ok := r.sent.Load(cancelledID(in.Params)); ok {
 			want = v.(string)
 		}
 	}

@@ -39,11 +39,10 @@ type Replay struct {
 	closeOnce sync.Once
 	final     Report
 
-	// eras holds the version of the revision each request id was last
-	// sent with (compact JSON id → version), for its cancellation.
-	eras sync.Map
-	// ids holds every request id received (compact JSON).
-	ids sync.Map
+	// sent holds the era each request id was last received in (compact
+	// JSON id → the revision's version, "" for the handshake era), for
+	// the cancellations that name it.
+	sent sync.Map
 }
 
 // New prepares a replay of an HTTP fixture. Every recorded message is
@@ -338,7 +337,7 @@ func (r *Replay) unrecorded(w http.ResponseWriter, in *incoming, tree any) {
 	switch {
 	case !in.isRequest():
 		if in.Method == notificationCancelled {
-			r.e.cancelIDType(in.Params, func(id string) bool { _, ok := r.ids.Load(id); return ok })
+			r.e.cancelIDType(in.Params, func(id string) bool { _, ok := r.sent.Load(id); return ok })
 		}
 		r.e.unrecordedNotification(in.Method, in.Params)
 		w.WriteHeader(http.StatusAccepted)
@@ -380,10 +379,7 @@ func (r *Replay) servePOST(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if in.isRequest() {
-		r.ids.Store(string(compactJSON(in.ID)), true)
-		if version != "" {
-			r.eras.Store(string(compactJSON(in.ID)), version)
-		}
+		r.sent.Store(string(compactJSON(in.ID)), version)
 	}
 	if sess != nil {
 		if in.Method == "notifications/initialized" {
